@@ -1,0 +1,154 @@
+import { readFile, stat } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { parseUsd } from '../ledger/money.js';
+import {
+  catalogFileSchema,
+  modelEntrySchema,
+  REQUIRED_PRICES,
+  type ModelEntry,
+  type PricingEntry,
+  type ProviderEntry,
+  type TextFormat,
+} from './catalog-schema.js';
+import {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_PROVIDER_TIMEOUT_MS,
+  type Catalog,
+  type CatalogModel,
+  type Pricing,
+  type Provider,
+} from './catalog.js';
+
+/** A catalog that must not be served; the message names the file and the entry at fault. */
+export class CatalogError extends Error {
+  override name = 'CatalogError';
+}
+
+export async function loadCatalogFile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Catalog> {
+  let text: string;
+  let modified: Date;
+  try {
+    [text, modified] = await Promise.all([readFile(path, 'utf8'), stat(path).then((s) => s.mtime)]);
+  } catch (error) {
+    throw new CatalogError(`catalog ${path}: cannot be read (${(error as Error).message})`);
+  }
+  return parseCatalog(text, { source: path, env, defaultCreated: Math.floor(modified.getTime() / 1000) });
+}
+
+export interface ParseCatalogOptions {
+  source: string;
+  env?: NodeJS.ProcessEnv;
+  /** `created` shown for models that do not set one (unix seconds). */
+  defaultCreated?: number;
+}
+
+export function parseCatalog(text: string, options: ParseCatalogOptions): Catalog {
+  const { source, env = process.env, defaultCreated = 0 } = options;
+  const fail = (where: string, what: string): never => {
+    throw new CatalogError(`catalog ${source}: ${where}: ${what}`);
+  };
+
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    return fail('YAML', (error as Error).message.split('\n')[0] ?? 'cannot be parsed');
+  }
+  const file = catalogFileSchema.safeParse(document);
+  if (!file.success) return fail(issuePath(file.error), file.error.issues[0]!.message);
+
+  const providers = new Map<string, Provider>();
+  for (const [name, entry] of Object.entries(file.data.providers)) {
+    providers.set(name, toProvider(name, entry, env));
+  }
+
+  const models = new Map<string, CatalogModel>();
+  file.data.models.forEach((raw, index) => {
+    const label = `models[${index}]${hasId(raw) ? ` (${raw.id})` : ''}`;
+    const parsed = modelEntrySchema.safeParse(raw);
+    if (!parsed.success) return fail(`${label}${suffix(issuePath(parsed.error))}`, parsed.error.issues[0]!.message);
+    const entry = parsed.data;
+    const providerName = entry.id.slice(0, entry.id.indexOf('/'));
+    const provider = providers.get(providerName);
+    if (!provider) return fail(label, `provider "${providerName}" is not declared under providers`);
+    if (models.has(entry.id)) return fail(label, `duplicate model id "${entry.id}"`);
+    const missing = missingPrices(entry);
+    if (missing) return fail(label, `a ${entry.category} model needs pricing.${missing}`);
+    if (entry.category === 'video' && !entry.video) return fail(label, 'a video model needs video: {seconds, sizes}');
+    models.set(entry.id, toModel(entry, provider, defaultCreated));
+    return undefined;
+  });
+
+  return { providers, models, source, loadedAt: new Date() };
+}
+
+function toProvider(name: string, entry: ProviderEntry, env: NodeJS.ProcessEnv): Provider {
+  const nativeFormats: Record<Provider['kind'], TextFormat[]> = {
+    openai: ['chat', 'responses'],
+    anthropic: ['messages'],
+    'openai-compatible': ['chat'],
+  };
+  return {
+    name,
+    kind: entry.kind,
+    baseUrl: entry.base_url.replace(/\/+$/, ''),
+    apiKeyEnv: entry.api_key_env,
+    apiKey: entry.api_key_env ? env[entry.api_key_env] || undefined : undefined,
+    formats: entry.formats ?? nativeFormats[entry.kind],
+    timeoutMs: entry.timeout_ms ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+  };
+}
+
+function toModel(entry: ModelEntry, provider: Provider, defaultCreated: number): CatalogModel {
+  return {
+    id: entry.id,
+    provider,
+    upstream: entry.upstream ?? entry.id.slice(entry.id.indexOf('/') + 1),
+    category: entry.category,
+    maxOutputTokens: entry.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    contextLength: entry.context_length,
+    created: entry.created ?? defaultCreated,
+    pricing: toPricing(entry.pricing),
+    pricingUsd: entry.pricing,
+    capabilities: entry.capabilities,
+    dropParams: entry.drop_params,
+    video: entry.video && {
+      seconds: entry.video.seconds,
+      sizes: entry.video.sizes,
+      aspectRatios: entry.video.aspect_ratios,
+    },
+  };
+}
+
+function toPricing(entry: PricingEntry): Pricing {
+  const price = (value: string | undefined) => (value === undefined ? undefined : parseUsd(value));
+  return {
+    inputPerMillion: price(entry.input_per_mtok),
+    outputPerMillion: price(entry.output_per_mtok),
+    cachedInputPerMillion: price(entry.cached_input_per_mtok),
+    cacheWritePerMillion: price(entry.cache_write_per_mtok),
+    perImage: price(entry.per_image),
+    perAudioMinute: price(entry.per_audio_minute),
+    perVideoSecond: price(entry.per_video_second),
+  };
+}
+
+/** The first missing price of the category's cheapest complete option, or undefined when one option is complete. */
+function missingPrices(entry: ModelEntry): string | undefined {
+  const options = REQUIRED_PRICES[entry.category];
+  if (options.some((keys) => keys.every((key) => entry.pricing[key] !== undefined))) return undefined;
+  return options.map((keys) => keys.join(' and ')).join(', or ');
+}
+
+function hasId(value: unknown): value is { id: string } {
+  return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string';
+}
+
+function issuePath(error: z.ZodError): string {
+  return error.issues[0]!.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('').replace(/^\./, '') || 'document';
+}
+
+function suffix(path: string): string {
+  return path === 'document' ? '' : `.${path}`;
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/**
+ * Every setting of the gateway, read once from the environment at start.
+ * A bad value stops the process with one line naming the variable (see `ConfigError`).
+ * Which adapters run follows from what is set: DATABASE_URL → Postgres, else PGlite in DATA_DIR;
+ * EVENTSTORE_URL → EventStoreDB; REDIS_URL → Redis rate limits and BullMQ jobs.
+ */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const optionalUrl = (protocols: readonly string[]) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .refine((value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`)
+    .optional();
+
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().trim().min(1).default('./.data'),
+  DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
+  EVENTSTORE_URL: optionalUrl(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:', 'kurrent:']),
+  REDIS_URL: optionalUrl(['redis:', 'rediss:']),
+  REDIS_PREFIX: z.string().trim().min(1).default('gw:'),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  CATALOG_FILE: z.string().trim().min(1).default('ops/catalog.example.yaml'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Thrown for a bad environment; its message is the one line printed before exiting. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings count as unset: `FOO= npm start` should not be an error.
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([name, value]) => name in configSchema.shape && value !== undefined && value !== ''),
+  );
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`invalid configuration: ${variable}=${JSON.stringify(env[variable] ?? '')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+export type RuntimeMode = 'embedded' | 'production';
+
+/** Embedded = everything in one process on PGlite; production = external Postgres (and optionally ESDB, Redis). */
+export function runtimeMode(config: Config): RuntimeMode {
+  return config.DATABASE_URL ? 'production' : 'embedded';
+}

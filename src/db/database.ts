@@ -1,0 +1,189 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { migrations } from './migrations/index.js';
+import { PgliteDialect } from './pglite-dialect.js';
+
+/**
+ * The read-model database (and the Postgres event store's tables): kysely on `pg` with DATABASE_URL,
+ * on PGlite in DATA_DIR otherwise. Each feature declares its own tables and widens the handle with
+ * `db.kysely.withTables<ItsTables>()`, so no file has to list every table of the project.
+ *
+ * Both adapters parse int8 as bigint and numeric as string, so the same code runs unchanged on either.
+ */
+export interface Database {
+  readonly kind: 'postgres' | 'pglite';
+  readonly kysely: Kysely<object>;
+  /** Subscribes to NOTIFY on a channel; resolves to an unsubscribe function. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface PostgresOptions {
+  url: string;
+  poolSize?: number;
+  /** Shown in pg_stat_activity; helps an admin tell gateway instances apart. */
+  applicationName?: string;
+}
+
+const INT8_OID = 20;
+
+export async function openPostgres(options: PostgresOptions): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 20,
+    application_name: options.applicationName ?? 'model-gateway',
+    connectionTimeoutMillis: 5_000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const kysely = new Kysely<object>({ dialect: new PostgresDialect({ pool }) });
+  const listeners = new PostgresListener(options.url);
+  return {
+    kind: 'postgres',
+    kysely,
+    listen: (channel, onNotify) => listeners.listen(channel, onNotify),
+    ping: async () => {
+      await sql`select 1`.execute(kysely);
+    },
+    close: async () => {
+      await listeners.close();
+      await kysely.destroy();
+    },
+  };
+}
+
+export interface PgliteOptions {
+  /** A directory for a file-backed database; undefined = in memory (tests). */
+  dataDir?: string;
+}
+
+export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
+  let lock: DataDirLock | undefined;
+  let dataDir: string | undefined;
+  if (options.dataDir) {
+    lock = lockDataDir(options.dataDir);
+    dataDir = `${options.dataDir}/pglite`;
+    mkdirSync(dataDir, { recursive: true });
+  }
+  let database: PGlite;
+  try {
+    database = await PGlite.create({
+      ...(dataDir ? { dataDir } : {}),
+      parsers: { [INT8_OID]: (value: string) => BigInt(value) },
+    });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  const kysely = new Kysely<object>({ dialect: new PgliteDialect(database) });
+  return {
+    kind: 'pglite',
+    kysely,
+    listen: async (channel, onNotify) => {
+      const unsubscribe = await database.listen(channel, onNotify);
+      return async () => unsubscribe();
+    },
+    ping: async () => {
+      await sql`select 1`.execute(kysely);
+    },
+    close: async () => {
+      await kysely.destroy();
+      await database.close();
+      lock?.release();
+    },
+  };
+}
+
+/** Brings the schema to the newest migration; every start runs it, and it is a no-op when up to date. */
+export async function migrateToLatest(db: Database): Promise<void> {
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider: { getMigrations: async () => migrations },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
+  }
+}
+
+/**
+ * One dedicated connection for LISTEN (a pooled connection would lose its LISTENs when returned).
+ * It reconnects after a drop and re-issues every LISTEN; callers also poll, so a notification lost
+ * during a reconnect only delays them.
+ */
+class PostgresListener {
+  private client: pg.Client | undefined;
+  private connecting: Promise<pg.Client> | undefined;
+  private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private closed = false;
+
+  constructor(private readonly url: string) {}
+
+  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+    let handlers = this.handlers.get(channel);
+    const first = !handlers;
+    if (!handlers) this.handlers.set(channel, (handlers = new Set()));
+    handlers.add(onNotify);
+    const client = await this.connect();
+    if (first) await client.query(`listen ${quoteIdentifier(channel)}`);
+    return async () => {
+      handlers.delete(onNotify);
+      if (handlers.size === 0) {
+        this.handlers.delete(channel);
+        await this.client?.query(`unlisten ${quoteIdentifier(channel)}`).catch(() => {});
+      }
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => {});
+  }
+
+  private connect(): Promise<pg.Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: this.url, application_name: 'model-gateway-listener' });
+      client.on('notification', (message) => {
+        for (const handler of this.handlers.get(message.channel) ?? []) handler(message.payload ?? '');
+      });
+      client.on('error', () => this.dropped(client));
+      client.on('end', () => this.dropped(client));
+      await client.connect();
+      for (const channel of this.handlers.keys()) await client.query(`listen ${quoteIdentifier(channel)}`);
+      this.client = client;
+      return client;
+    })().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private dropped(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.reconnectSoon();
+  }
+
+  private reconnectSoon(): void {
+    if (this.closed || this.handlers.size === 0) return;
+    setTimeout(() => {
+      if (!this.closed) this.connect().catch(() => this.reconnectSoon());
+    }, 500).unref();
+  }
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,40 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import { renderError } from '../errors/render-error.js';
+import type { Logger } from '../logger.js';
+import { requestContext } from './request-context.js';
+
+/** Unknown routes answer 404 in the same error shape as everything else. */
+export const routeNotFound: RequestHandler = (req, _res, next) => {
+  next(new GatewayError('route_not_found', `no route for ${req.method} ${req.path}`));
+};
+
+/**
+ * The one place an error becomes an HTTP answer. A GatewayError is rendered as the catalogue says;
+ * anything else is a bug of ours: logged with the request id, answered `500 internal_error`.
+ */
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const context = requestContext(res);
+    const gatewayError = isGatewayError(error) ? error : fromFrameworkError(error);
+    if (!gatewayError) {
+      logger.error({ err: error, requestId: context.requestId, path: req.path }, 'unhandled error');
+    }
+    const rendered = gatewayError ?? new GatewayError('internal_error');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (rendered.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(rendered.retryAfterSeconds));
+    res.status(rendered.status).json(renderError(rendered, context.errorStyle ?? 'openai'));
+  };
+}
+
+/** Express raises its own errors for malformed URLs and the like; they are the client's mistakes. */
+function fromFrameworkError(error: unknown): GatewayError | undefined {
+  const status = (error as { status?: unknown; statusCode?: unknown })?.status ?? (error as { statusCode?: unknown })?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new GatewayError('invalid_request', (error as Error).message);
+  }
+  return undefined;
+}

@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { CatalogError, loadCatalogFile, parseCatalog } from '../../../src/catalog/load-catalog.js';
+
+const providers = `providers:
+  openai: { kind: openai, base_url: "https://api.openai.com/v1", api_key_env: OPENAI_KEY }
+`;
+
+function load(models: string) {
+  return parseCatalog(`${providers}models:\n${models}`, { source: 'test.yaml', env: { OPENAI_KEY: 'sk-test' } });
+}
+
+function loadError(models: string, document?: string): string {
+  try {
+    if (document !== undefined) parseCatalog(document, { source: 'test.yaml' });
+    else load(models);
+  } catch (error) {
+    expect(error).to.be.instanceOf(CatalogError);
+    return (error as Error).message;
+  }
+  expect.fail('the catalog loaded');
+}
+
+describe('catalog', () => {
+  it('loads the example catalog shipped in ops/', async () => {
+    const catalog = await loadCatalogFile('ops/catalog.example.yaml', {});
+    expect(catalog.models.size).to.be.greaterThan(5);
+    const categories = new Set([...catalog.models.values()].map((model) => model.category));
+    expect([...categories].sort()).to.deep.equal(['embeddings', 'image', 'speech', 'text', 'video']);
+    expect(catalog.providers.get('local')?.formats).to.deep.equal(['chat']);
+    expect(catalog.providers.get('anthropic')?.formats).to.deep.equal(['messages']);
+  });
+
+  it('resolves defaults, prices in nanodollars and the provider key from the environment', () => {
+    const catalog = load(`  - id: openai/gpt-4o-mini
+    category: text
+    pricing: { input_per_mtok: "0.15", output_per_mtok: "0.60" }`);
+    const model = catalog.models.get('openai/gpt-4o-mini')!;
+    expect(model.upstream).to.equal('gpt-4o-mini');
+    expect(model.maxOutputTokens).to.equal(128_000);
+    expect(model.pricing.inputPerMillion).to.equal(150_000_000n);
+    expect(model.pricing.outputPerMillion).to.equal(600_000_000n);
+    expect(model.provider.apiKey).to.equal('sk-test');
+    expect(model.provider.formats).to.deep.equal(['chat', 'responses']);
+  });
+
+  it('refuses an undeclared provider, naming the entry', () => {
+    const message = loadError(`  - id: mystery/model-x
+    category: text
+    pricing: { input_per_mtok: "1", output_per_mtok: "1" }`);
+    expect(message).to.contain('models[0] (mystery/model-x)').and.to.contain('provider "mystery" is not declared');
+  });
+
+  it('refuses a duplicate id', () => {
+    const entry = `  - id: openai/a
+    category: embeddings
+    pricing: { input_per_mtok: "1" }
+`;
+    expect(loadError(entry + entry)).to.contain('models[1] (openai/a)').and.to.contain('duplicate model id');
+  });
+
+  it('refuses a model without the prices of its category', () => {
+    expect(loadError(`  - id: openai/t
+    category: text
+    pricing: { input_per_mtok: "1" }`)).to.contain('models[0] (openai/t)').and.to.contain('pricing.input_per_mtok and output_per_mtok');
+    expect(loadError(`  - id: openai/i
+    category: image
+    pricing: {}`)).to.contain('pricing.per_image');
+    expect(loadError(`  - id: openai/v
+    category: video
+    pricing: { per_video_second: "0.1" }`)).to.contain('video: {seconds, sizes}');
+  });
+
+  it('refuses an unknown category and a malformed price', () => {
+    expect(loadError(`  - id: openai/x
+    category: music
+    pricing: {}`)).to.contain('models[0] (openai/x).category');
+    expect(loadError(`  - id: openai/x
+    category: embeddings
+    pricing: { input_per_mtok: 0.02 }`)).to.contain('pricing.input_per_mtok');
+  });
+
+  it('refuses an unknown provider kind and unparseable YAML', () => {
+    expect(loadError('', 'providers:\n  p: { kind: grpc, base_url: "http://x" }\nmodels: [{}]')).to.contain('providers.p.kind');
+    expect(loadError('', 'providers: [\n')).to.contain('YAML');
+  });
+
+  it('keeps the prices as written for the model list', () => {
+    const text = readFileSync('ops/catalog.example.yaml', 'utf8');
+    const model = parseCatalog(text, { source: 'example' }).models.get('openai/gpt-4o-mini')!;
+    expect(model.pricingUsd).to.deep.include({ input_per_mtok: '0.15', output_per_mtok: '0.60' });
+  });
+});

@@ -1,0 +1,44 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig, runtimeMode } from '../../src/config.js';
+
+describe('config', () => {
+  it('gives every setting its default with an empty environment (embedded mode)', () => {
+    const config = loadConfig({});
+    expect(config).to.include({ PORT: 8080, HOST: '0.0.0.0', DATA_DIR: './.data', CATALOG_FILE: 'ops/catalog.example.yaml', LOG_LEVEL: 'info' });
+    expect(config.DATABASE_URL).to.equal(undefined);
+    expect(runtimeMode(config)).to.equal('embedded');
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '' }).PORT).to.equal(8080);
+  });
+
+  it('switches to production mode with DATABASE_URL', () => {
+    expect(runtimeMode(loadConfig({ DATABASE_URL: 'postgres://db/gateway' }))).to.equal('production');
+  });
+
+  const bad: Array<[Record<string, string>, string, RegExp]> = [
+    [{ PORT: 'eighty' }, 'PORT', /number/i],
+    [{ PORT: '70000' }, 'PORT', /65535/],
+    [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL', /postgres:\/\//],
+    [{ REDIS_URL: 'not a url' }, 'REDIS_URL', /redis:\/\//],
+    [{ EVENTSTORE_URL: 'http://x:2113' }, 'EVENTSTORE_URL', /esdb:\/\//],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
+    [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN', /16 characters/],
+  ];
+  for (const [env, variable, reason] of bad) {
+    it(`stops on a bad ${variable} with one line naming it`, () => {
+      let error: unknown;
+      try {
+        loadConfig(env);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).to.be.instanceOf(ConfigError);
+      const message = (error as Error).message;
+      expect(message).to.contain(`${variable}=`);
+      expect(message).to.match(reason);
+      expect(message).not.to.contain('\n');
+    });
+  }
+});
