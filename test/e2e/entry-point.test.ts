@@ -122,11 +122,12 @@ describe('entry point (embedded mode, child process)', function () {
   });
 });
 
-async function eventually(assertion: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
+async function eventually(assertion: () => Promise<unknown>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      return await assertion();
+      await assertion();
+      return;
     } catch (error) {
       if (Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 100));
