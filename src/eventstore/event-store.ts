@@ -1,0 +1,98 @@
+/**
+ * The event log port (DESIGN.md section 4). Two adapters implement it: the Postgres store (kysely, on
+ * `pg` or PGlite) and EventStoreDB. One contract suite (test/int/eventstore) holds both to it.
+ *
+ * Semantics follow EventStoreDB: revisions are 0-based per stream; an expected revision is
+ * `'no_stream' | 'stream_exists' | 'any' | bigint` (the revision of the stream's last event);
+ * events carry caller-chosen ids, and appending events whose ids are already in the stream is a no-op.
+ */
+export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | bigint;
+
+/** Opaque, serialisable position in the global log; compare only through the adapter that issued it. */
+export type GlobalPosition = string & { readonly __brand: 'GlobalPosition' };
+
+export interface EventMetadata {
+  /** Version of the event's data shape; an upcaster lifts older versions on read. */
+  readonly schemaVersion: number;
+  /** ISO-8601 time the event happened, from the injected clock. */
+  readonly occurredAt: string;
+  /** What caused it: a request id (`gen-…`) or an admin actor (`admin:<who>`). */
+  readonly causedBy: string;
+}
+
+export interface EventToAppend<Type extends string = string, Data = unknown> {
+  /** UUID chosen by the caller; the same id appended twice to a stream is stored once. */
+  readonly id: string;
+  readonly type: Type;
+  readonly data: Data;
+  readonly metadata: EventMetadata;
+}
+
+export interface RecordedEvent<Type extends string = string, Data = unknown> extends EventToAppend<Type, Data> {
+  readonly streamId: string;
+  readonly revision: bigint;
+  readonly position: GlobalPosition;
+  /** When the store recorded it. */
+  readonly recordedAt: Date;
+}
+
+export interface AppendResult {
+  /** Revision of the stream's last event after the append (the expected revision for the next one). */
+  readonly nextExpectedRevision: bigint;
+  readonly position: GlobalPosition;
+}
+
+export interface ReadStreamOptions {
+  /** Inclusive; default: start (forwards) or end (backwards). */
+  readonly fromRevision?: bigint | 'start' | 'end';
+  readonly direction?: 'forwards' | 'backwards';
+  readonly maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events after this position; default: from the beginning. */
+  readonly from?: GlobalPosition | 'start';
+  readonly maxCount?: number;
+}
+
+export interface SubscribeOptions {
+  /** Exclusive: deliver events after this position; default: from the beginning. */
+  readonly from?: GlobalPosition | 'start';
+  /** Only streams whose id starts with one of these prefixes (e.g. `account-`). */
+  readonly streamPrefixes?: readonly string[];
+}
+
+export interface Subscription {
+  /** Resolves when the subscription has delivered every event committed before it was called. */
+  caughtUp(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  append(streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  /** Events of one stream in revision order; an absent stream reads as empty. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Events of every stream in global commit order; never skips an event committed late. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Catches up from `from`, then follows new events as they commit. The handler is awaited one event at
+   * a time, in global order; an error thrown by it stops the subscription (reported to `onError`).
+   */
+  subscribe(options: SubscribeOptions, handler: (event: RecordedEvent) => Promise<void> | void, onError?: (error: unknown) => void): Subscription;
+  /** The current end of the log (the position of the last committed event), or 'start' when empty. */
+  headPosition(): Promise<GlobalPosition | 'start'>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The append's expected revision did not match the stream. Callers reload and retry. */
+export class WrongExpectedRevisionError extends Error {
+  override name = 'WrongExpectedRevisionError';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | 'no_stream',
+  ) {
+    super(`wrong expected revision on ${streamId}: expected ${String(expected)}, actual ${String(actual)}`);
+  }
+}
