@@ -1,0 +1,136 @@
+import type { ModelCategory } from '../catalog/catalog-schema.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { AccountEvent, ReleaseReason, SpendOwner, UsageRecord } from './account-events.js';
+import { availableOf, counterAt, type AccountState } from './account-state.js';
+import type { PeriodKind } from './spend-periods.js';
+
+/**
+ * The account decider: pure `decideAccount(state, command, now) → events | rejection`.
+ * It is the only place that says whether money may move. No I/O, no clock of its own.
+ */
+export interface SpendLimits {
+  readonly daily?: bigint;
+  readonly monthly?: bigint;
+}
+
+/** Every limit that applies to one request, gathered from the key, its employee and team, and the organization. */
+export interface ReserveLimits {
+  readonly key?: SpendLimits;
+  readonly keyByType?: SpendLimits;
+  readonly keyByModel?: SpendLimits;
+  readonly employee?: SpendLimits;
+  readonly team?: SpendLimits;
+  readonly organization?: SpendLimits;
+}
+
+export type AccountCommand =
+  | { readonly type: 'AddCredits'; readonly amount: bigint; readonly idempotencyKey?: string }
+  | {
+      readonly type: 'ReserveFunds';
+      readonly reservationId: string;
+      readonly owner: SpendOwner;
+      readonly model: string;
+      readonly category: ModelCategory;
+      readonly amount: bigint;
+      readonly deadline: Date;
+      readonly limits: ReserveLimits;
+    }
+  | { readonly type: 'SettleReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: UsageRecord }
+  | { readonly type: 'ReleaseReservation'; readonly reservationId: string; readonly reason: ReleaseReason }
+  | { readonly type: 'CutOffReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: UsageRecord }
+  | { readonly type: 'ExpireReservation'; readonly reservationId: string };
+
+export type AccountDecision = { readonly events: AccountEvent[] } | { readonly rejection: GatewayError };
+
+export function decideAccount(state: AccountState, command: AccountCommand, now: Date): AccountDecision {
+  switch (command.type) {
+    case 'AddCredits': {
+      if (command.amount <= 0n) return reject('invalid_request', 'amount_usd must be greater than zero');
+      // The same Idempotency-Key twice adds once (admin top-ups are retried by operators and scripts).
+      if (command.idempotencyKey && state.creditKeys.has(command.idempotencyKey)) return { events: [] };
+      return { events: [{ type: 'CreditsAdded', data: { amount: String(command.amount), idempotencyKey: command.idempotencyKey ?? null } }] };
+    }
+    case 'ReserveFunds': {
+      if (state.open.has(command.reservationId)) return { events: [] };
+      const refusal = reserveRefusal(state, command, now);
+      if (refusal) return { rejection: refusal };
+      const { reservationId, owner, model, category, amount, deadline } = command;
+      return {
+        events: [
+          {
+            type: 'FundsReserved',
+            data: { reservationId, ...owner, model, category, amount: String(amount), deadline: deadline.toISOString() },
+          },
+        ],
+      };
+    }
+    case 'SettleReservation': {
+      const reservation = state.open.get(command.reservationId);
+      // Closing twice is a retry, not an error: the first close stands.
+      if (!reservation) return { events: [] };
+      const overrun = command.cost > reservation.amount ? command.cost - reservation.amount : 0n;
+      return {
+        events: [
+          {
+            type: 'ReservationSettled',
+            data: { reservationId: command.reservationId, cost: String(command.cost), usage: command.usage, overrun: String(overrun) },
+          },
+        ],
+      };
+    }
+    case 'ReleaseReservation':
+      if (!state.open.has(command.reservationId)) return { events: [] };
+      return { events: [{ type: 'ReservationReleased', data: { reservationId: command.reservationId, reason: command.reason } }] };
+    case 'CutOffReservation':
+      if (!state.open.has(command.reservationId)) return { events: [] };
+      return {
+        events: [{ type: 'ReservationCutOff', data: { reservationId: command.reservationId, cost: String(command.cost), usage: command.usage } }],
+      };
+    case 'ExpireReservation': {
+      const reservation = state.open.get(command.reservationId);
+      if (!reservation || new Date(reservation.deadline) > now) return { events: [] };
+      return { events: [{ type: 'ReservationExpired', data: { reservationId: command.reservationId } }] };
+    }
+  }
+}
+
+type ReserveCommand = Extract<AccountCommand, { type: 'ReserveFunds' }>;
+
+/**
+ * All checks of one reserve, in the order a user can act on them: the balance, then the key's limits
+ * (by model, by type, overall), then the employee's, the team's and the organization's. A limit counts
+ * settled spend in the period plus open reservations (spec 8; peer-pitfalls "budgets checked after the fact").
+ */
+function reserveRefusal(state: AccountState, command: ReserveCommand, now: Date): GatewayError | undefined {
+  if (availableOf(state) < command.amount) {
+    return new GatewayError('insufficient_funds', 'organization balance insufficient for this request');
+  }
+  const { owner, limits, category, model } = command;
+  const checks: Array<[SpendLimits | undefined, string, (period: string) => GatewayError]> = [
+    [limits.keyByModel, `key:${owner.keyId}:model:${model}`, (period) => keyLimit(period, ` for model ${model}`)],
+    [limits.keyByType, `key:${owner.keyId}:type:${category}`, (period) => keyLimit(period, ` for ${category} generation`)],
+    [limits.key, `key:${owner.keyId}`, (period) => keyLimit(period, '')],
+    [owner.employeeId ? limits.employee : undefined, `employee:${owner.employeeId}`, (period) => spendLimit('employee', period)],
+    [owner.teamId ? limits.team : undefined, `team:${owner.teamId}`, (period) => spendLimit('team', period)],
+    [limits.organization, 'organization', (period) => spendLimit('organization', period)],
+  ];
+  for (const [limit, scope, refusal] of checks) {
+    if (!limit) continue;
+    for (const [kind, cap] of [['day', limit.daily], ['month', limit.monthly]] as Array<[PeriodKind, bigint | undefined]>) {
+      if (cap === undefined) continue;
+      const counter = counterAt(state, scope, kind, now);
+      if (counter.settled + counter.reserved + command.amount > cap) return refusal(kind);
+    }
+  }
+  return undefined;
+}
+
+// Spec 7.3 rule 1: on the messages endpoint these texts are how a client tells the 402s apart; keep them exact.
+const keyLimit = (period: string, suffix: string) =>
+  new GatewayError('key_limit_exceeded', `spending limit of this API key for the ${period} is exceeded${suffix}`);
+const spendLimit = (scope: 'employee' | 'team' | 'organization', period: string) =>
+  new GatewayError('spend_limit_exceeded', `spending limit of the ${scope} for the ${period} is exceeded`);
+
+function reject(code: 'invalid_request', message: string): AccountDecision {
+  return { rejection: new GatewayError(code, message) };
+}

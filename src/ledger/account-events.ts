@@ -1,0 +1,87 @@
+import type { ModelCategory } from '../catalog/catalog-schema.js';
+
+/**
+ * Events of the `account-<orgId>` stream: every movement of an organization's money.
+ * Amounts are integer nanodollars written as decimal strings (bigint does not survive JSON).
+ * An event's meaning never changes; a new shape is a new schema version with an upcaster.
+ */
+export type NanodollarString = string;
+
+/** Token and unit counts a provider reported (or the gateway counted when it reported none). */
+export interface UsageRecord {
+  /** The whole input, cached and cache-write tokens included. */
+  inputTokens?: number;
+  cachedInputTokens?: number;
+  cacheWriteTokens?: number;
+  /** The whole output, reasoning included. */
+  outputTokens?: number;
+  reasoningTokens?: number;
+  images?: number;
+  audioSeconds?: number;
+  videoSeconds?: number;
+  /** True when the provider reported no usage and the gateway counted what it received. */
+  counted?: boolean;
+}
+
+export interface CreditsAdded {
+  type: 'CreditsAdded';
+  data: { amount: NanodollarString; idempotencyKey: string | null };
+}
+
+/** Who a reservation's spend belongs to; fixed at reserve time, so later changes do not rewrite history. */
+export interface SpendOwner {
+  keyId: string;
+  employeeId: string | null;
+  teamId: string | null;
+  spaceId: string | null;
+}
+
+export interface FundsReserved {
+  type: 'FundsReserved';
+  data: SpendOwner & {
+    /** The request id (`gen-…`, or `video_…` for video jobs). */
+    reservationId: string;
+    model: string;
+    category: ModelCategory;
+    amount: NanodollarString;
+    /** ISO time after which the sweeper may expire it. */
+    deadline: string;
+  };
+}
+
+export interface ReservationSettled {
+  type: 'ReservationSettled';
+  data: { reservationId: string; cost: NanodollarString; usage: UsageRecord; overrun: NanodollarString };
+}
+
+export interface ReservationReleased {
+  type: 'ReservationReleased';
+  data: { reservationId: string; reason: ReleaseReason };
+}
+
+/** The key was revoked while the request ran: charged for what was received (spec 3 rule 5). */
+export interface ReservationCutOff {
+  type: 'ReservationCutOff';
+  data: { reservationId: string; cost: NanodollarString; usage: UsageRecord };
+}
+
+export interface ReservationExpired {
+  type: 'ReservationExpired';
+  data: { reservationId: string };
+}
+
+export type ReleaseReason = 'provider_error' | 'client_error' | 'cancelled' | 'video_failed';
+
+export type AccountEvent = CreditsAdded | FundsReserved | ReservationSettled | ReservationReleased | ReservationCutOff | ReservationExpired;
+export type AccountEventType = AccountEvent['type'];
+
+export const ACCOUNT_EVENT_TYPES: readonly AccountEventType[] = [
+  'CreditsAdded',
+  'FundsReserved',
+  'ReservationSettled',
+  'ReservationReleased',
+  'ReservationCutOff',
+  'ReservationExpired',
+];
+
+export const accountStreamId = (orgId: string) => `account-${orgId}`;

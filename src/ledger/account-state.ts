@@ -1,0 +1,156 @@
+import type { ModelCategory } from '../catalog/catalog-schema.js';
+import type { AccountEvent, SpendOwner } from './account-events.js';
+import { periodsOf } from './spend-periods.js';
+
+/**
+ * What the reserve decision needs to know about one organization's account, folded from its stream:
+ * the balance, the open reservations, and spend counters for the current day and month.
+ *
+ * `applyAccountEvent` changes the state in place: the account service keeps one state per hot account
+ * and applies thousands of events a second to it, so copying maps per event would be the bottleneck.
+ * Speculative batches work on `cloneAccountState`, which is discarded when the append conflicts.
+ */
+export interface OpenReservation {
+  readonly reservationId: string;
+  readonly amount: bigint;
+  readonly owner: SpendOwner;
+  readonly model: string;
+  readonly category: ModelCategory;
+  readonly deadline: string;
+  readonly day: string;
+  readonly month: string;
+}
+
+/** Settled spend and open reservations of one scope (key, employee, team, organization) in one period. */
+export interface PeriodCounter {
+  settled: bigint;
+  reserved: bigint;
+}
+
+export interface AccountState {
+  credits: bigint;
+  settled: bigint;
+  reserved: bigint;
+  readonly open: Map<string, OpenReservation>;
+  readonly creditKeys: Set<string>;
+  day: string;
+  month: string;
+  dayCounters: Map<string, PeriodCounter>;
+  monthCounters: Map<string, PeriodCounter>;
+}
+
+export function emptyAccountState(): AccountState {
+  return {
+    credits: 0n,
+    settled: 0n,
+    reserved: 0n,
+    open: new Map(),
+    creditKeys: new Set(),
+    day: '',
+    month: '',
+    dayCounters: new Map(),
+    monthCounters: new Map(),
+  };
+}
+
+/** credits − settled; overruns can take it below zero, reserves never do. */
+export const balanceOf = (state: AccountState) => state.credits - state.settled;
+export const availableOf = (state: AccountState) => balanceOf(state) - state.reserved;
+
+/** The counter scopes a request's spend counts against. */
+export function spendScopes(owner: SpendOwner, category: ModelCategory, model: string): string[] {
+  const scopes = [`key:${owner.keyId}`, `key:${owner.keyId}:type:${category}`, `key:${owner.keyId}:model:${model}`, 'organization'];
+  if (owner.employeeId) scopes.push(`employee:${owner.employeeId}`);
+  if (owner.teamId) scopes.push(`team:${owner.teamId}`);
+  return scopes;
+}
+
+export function applyAccountEvent(state: AccountState, event: AccountEvent, occurredAt: string): AccountState {
+  switch (event.type) {
+    case 'CreditsAdded':
+      state.credits += BigInt(event.data.amount);
+      if (event.data.idempotencyKey) state.creditKeys.add(event.data.idempotencyKey);
+      return state;
+    case 'FundsReserved': {
+      const { reservationId, amount, deadline, model, category, keyId, employeeId, teamId, spaceId } = event.data;
+      const periods = periodsOf(occurredAt);
+      rollPeriods(state, periods.day, periods.month);
+      const reservation: OpenReservation = {
+        reservationId,
+        amount: BigInt(amount),
+        owner: { keyId, employeeId, teamId, spaceId },
+        model,
+        category,
+        deadline,
+        ...periods,
+      };
+      state.open.set(reservationId, reservation);
+      state.reserved += reservation.amount;
+      countReservation(state, reservation, reservation.amount, 0n);
+      return state;
+    }
+    case 'ReservationSettled':
+    case 'ReservationCutOff':
+      return closeReservation(state, event.data.reservationId, BigInt(event.data.cost));
+    case 'ReservationReleased':
+    case 'ReservationExpired':
+      return closeReservation(state, event.data.reservationId, 0n);
+  }
+}
+
+function closeReservation(state: AccountState, reservationId: string, cost: bigint): AccountState {
+  const reservation = state.open.get(reservationId);
+  if (!reservation) return state; // the decider never emits this; tolerate it when folding history
+  state.open.delete(reservationId);
+  state.reserved -= reservation.amount;
+  state.settled += cost;
+  countReservation(state, reservation, -reservation.amount, cost);
+  return state;
+}
+
+/** Adds to the counters of the reservation's own period, when that period is still the current one. */
+function countReservation(state: AccountState, reservation: OpenReservation, reservedDelta: bigint, settledDelta: bigint): void {
+  const targets: Array<Map<string, PeriodCounter>> = [];
+  if (reservation.day === state.day) targets.push(state.dayCounters);
+  if (reservation.month === state.month) targets.push(state.monthCounters);
+  if (targets.length === 0) return;
+  for (const scope of spendScopes(reservation.owner, reservation.category, reservation.model)) {
+    for (const counters of targets) {
+      let counter = counters.get(scope);
+      if (!counter) counters.set(scope, (counter = { settled: 0n, reserved: 0n }));
+      counter.reserved += reservedDelta;
+      counter.settled += settledDelta;
+    }
+  }
+}
+
+/** A reservation in a new day (month) starts fresh day (month) counters; older periods no longer limit anything. */
+function rollPeriods(state: AccountState, day: string, month: string): void {
+  if (day > state.day) {
+    state.day = day;
+    state.dayCounters = new Map();
+  }
+  if (month > state.month) {
+    state.month = month;
+    state.monthCounters = new Map();
+  }
+}
+
+export function cloneAccountState(state: AccountState): AccountState {
+  const cloneCounters = (counters: Map<string, PeriodCounter>) => new Map([...counters].map(([scope, counter]) => [scope, { ...counter }]));
+  return {
+    ...state,
+    open: new Map(state.open),
+    creditKeys: new Set(state.creditKeys),
+    dayCounters: cloneCounters(state.dayCounters),
+    monthCounters: cloneCounters(state.monthCounters),
+  };
+}
+
+/** The counter of `scope` for the period of `now`; zero when the state's period is an older one. */
+export function counterAt(state: AccountState, scope: string, kind: 'day' | 'month', now: Date): PeriodCounter {
+  const periods = periodsOf(now);
+  const current = kind === 'day' ? state.day === periods.day : state.month === periods.month;
+  if (!current) return { settled: 0n, reserved: 0n };
+  return (kind === 'day' ? state.dayCounters : state.monthCounters).get(scope) ?? { settled: 0n, reserved: 0n };
+}

@@ -1,0 +1,18 @@
+/**
+ * Limits count spend per UTC calendar day and month (spec 8). A request's spend belongs to the period
+ * in which its money was reserved, so a request that straddles midnight counts once, on the day it began.
+ */
+export interface SpendPeriods {
+  /** `YYYY-MM-DD` */
+  readonly day: string;
+  /** `YYYY-MM` */
+  readonly month: string;
+}
+
+export function periodsOf(instant: Date | string): SpendPeriods {
+  const iso = typeof instant === 'string' ? new Date(instant).toISOString() : instant.toISOString();
+  return { day: iso.slice(0, 10), month: iso.slice(0, 7) };
+}
+
+export type PeriodKind = 'day' | 'month';
+export const PERIOD_KINDS: readonly PeriodKind[] = ['day', 'month'];
