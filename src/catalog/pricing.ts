@@ -1,0 +1,28 @@
+import type { UsageRecord } from '../ledger/account-events.js';
+import { CostAccumulator, type Nanodollars } from '../ledger/money.js';
+import type { CatalogModel } from './catalog.js';
+
+/**
+ * The real cost of a request from its usage, exact and rounded up once (DESIGN.md section 6).
+ * Input tokens are the whole input: cache reads and cache writes are priced at their own rates when the
+ * catalog has them, at the input rate otherwise; output tokens include reasoning tokens.
+ */
+export function costOfUsage(model: CatalogModel, usage: UsageRecord): Nanodollars {
+  const { pricing } = model;
+  const cost = new CostAccumulator();
+  const input = usage.inputTokens ?? 0;
+  const cached = Math.min(usage.cachedInputTokens ?? 0, input);
+  const cacheWrite = Math.min(usage.cacheWriteTokens ?? 0, input - cached);
+  const inputPrice = pricing.inputPerMillion ?? 0n;
+  cost.addPerMillion(input - cached - cacheWrite, inputPrice);
+  cost.addPerMillion(cached, pricing.cachedInputPerMillion ?? inputPrice);
+  cost.addPerMillion(cacheWrite, pricing.cacheWritePerMillion ?? inputPrice);
+  cost.addPerMillion(usage.outputTokens ?? 0, pricing.outputPerMillion ?? 0n);
+  if (pricing.perImage !== undefined) cost.addPerItem(usage.images ?? 0, pricing.perImage);
+  if (pricing.perVideoSecond !== undefined) cost.addPerItem(Math.ceil(usage.videoSeconds ?? 0), pricing.perVideoSecond);
+  if (pricing.perAudioMinute !== undefined && usage.audioSeconds !== undefined) {
+    // seconds may be fractional: price the exact milliseconds, rounded up
+    cost.addFraction(BigInt(Math.ceil(usage.audioSeconds * 1000)), 60_000n, pricing.perAudioMinute);
+  }
+  return cost.total();
+}

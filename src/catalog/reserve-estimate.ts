@@ -1,0 +1,67 @@
+import { countTokens } from 'gpt-tokenizer';
+import { CostAccumulator, type Nanodollars } from '../ledger/money.js';
+import type { CatalogModel } from './catalog.js';
+
+/**
+ * How much to reserve before a text request runs (spec 8, DESIGN.md section 6):
+ * input cost (an upper bound of the input tokens) + output cap × output price, where the cap is the
+ * request's own (`max_tokens`, `max_completion_tokens`, `max_output_tokens`) or, when it sets none, the
+ * model's response ceiling. A cap above the ceiling reserves the ceiling: the model cannot answer more.
+ */
+export function textReserve(model: CatalogModel, inputTokens: number, requestedOutputCap: number | undefined): Nanodollars {
+  const outputCap = Math.min(requestedOutputCap ?? model.maxOutputTokens, model.maxOutputTokens);
+  return new CostAccumulator()
+    .addPerMillion(inputTokens, model.pricing.inputPerMillion ?? 0n)
+    .addPerMillion(outputCap, model.pricing.outputPerMillion ?? 0n)
+    .total();
+}
+
+// Tokenizers differ between vendors (o200k_base here; Anthropic's counts run higher on some text), so
+// the count is raised by a quarter and every object pays a little structure overhead. Base64 payloads
+// (images, audio, files) are not text: each one is counted as a fixed allowance, the most an image
+// costs on the catalog's vision models, instead of tokenizing megabytes of base64.
+const TOKENIZER_MARGIN_NUMERATOR = 5;
+const TOKENIZER_MARGIN_DENOMINATOR = 4;
+const TOKENS_PER_OBJECT = 4;
+export const TOKENS_PER_BINARY_PART = 2_000;
+const BASE64_RUN = /^[A-Za-z0-9+/=\r\n]{512,}$/;
+
+/**
+ * An upper bound of the input tokens of a parsed request body (any of the three formats): every string
+ * in it is counted except the fields listed in `ignoredKeys` (model name, flags). Works on the parsed
+ * JSON as sent, so the estimate costs no translation.
+ */
+export function estimateInputTokens(body: unknown, ignoredKeys: ReadonlySet<string> = DEFAULT_IGNORED_KEYS): number {
+  let text = 0;
+  let extra = 0;
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      if (value.startsWith('data:') || BASE64_RUN.test(value)) extra += TOKENS_PER_BINARY_PART;
+      else if (value.length > 0) text += countTokens(value, { disallowedSpecial: new Set() });
+    } else if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+    } else if (typeof value === 'object' && value !== null) {
+      extra += TOKENS_PER_OBJECT;
+      for (const [key, item] of Object.entries(value)) if (!ignoredKeys.has(key)) visit(item);
+    }
+  };
+  visit(body);
+  return Math.ceil((text * TOKENIZER_MARGIN_NUMERATOR) / TOKENIZER_MARGIN_DENOMINATOR) + extra;
+}
+
+const DEFAULT_IGNORED_KEYS: ReadonlySet<string> = new Set([
+  'model',
+  'stream',
+  'stream_options',
+  'max_tokens',
+  'max_completion_tokens',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'top_k',
+  'metadata',
+  'user',
+  'store',
+  'service_tier',
+  'cache_control',
+]);
