@@ -34,13 +34,23 @@ export type AccountCommand =
       readonly amount: bigint;
       readonly deadline: Date;
       readonly limits: ReserveLimits;
+      /** The revision of each access stream (`key-…`, `org-…`) the caller's checks and limits came from. */
+      readonly accessRevisions: Readonly<Record<string, bigint>>;
     }
   | { readonly type: 'SettleReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: UsageRecord }
   | { readonly type: 'ReleaseReservation'; readonly reservationId: string; readonly reason: ReleaseReason }
   | { readonly type: 'CutOffReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: UsageRecord }
-  | { readonly type: 'ExpireReservation'; readonly reservationId: string };
+  | { readonly type: 'ExpireReservation'; readonly reservationId: string }
+  | { readonly type: 'FenceAccessRules'; readonly stream: string; readonly revision: bigint };
 
-export type AccountDecision = { readonly events: AccountEvent[] } | { readonly rejection: GatewayError };
+/**
+ * `stale`: the caller decided on access data older than the account knows of (a key was revoked or its
+ * limits changed through another instance); it must refresh those streams and try again.
+ */
+export type AccountDecision =
+  | { readonly events: AccountEvent[] }
+  | { readonly rejection: GatewayError }
+  | { readonly stale: ReadonlyArray<{ stream: string; revision: bigint }> };
 
 export function decideAccount(state: AccountState, command: AccountCommand, now: Date): AccountDecision {
   switch (command.type) {
@@ -52,6 +62,8 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
     }
     case 'ReserveFunds': {
       if (state.open.has(command.reservationId)) return { events: [] };
+      const stale = staleAccess(state, command.accessRevisions);
+      if (stale.length > 0) return { stale };
       const refusal = reserveRefusal(state, command, now);
       if (refusal) return { rejection: refusal };
       const { reservationId, owner, model, category, amount, deadline } = command;
@@ -91,7 +103,20 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
       if (!reservation || new Date(reservation.deadline) > now) return { events: [] };
       return { events: [{ type: 'ReservationExpired', data: { reservationId: command.reservationId } }] };
     }
+    case 'FenceAccessRules':
+      if ((state.accessRevisions.get(command.stream) ?? -1n) >= command.revision) return { events: [] };
+      return { events: [{ type: 'AccessRulesChanged', data: { stream: command.stream, revision: String(command.revision) } }] };
   }
+}
+
+function staleAccess(state: AccountState, known: Readonly<Record<string, bigint>>): Array<{ stream: string; revision: bigint }> {
+  const stale: Array<{ stream: string; revision: bigint }> = [];
+  for (const [stream, revision] of state.accessRevisions) {
+    const seen = known[stream];
+    // Only the streams this request's checks came from matter; another key's change does not.
+    if (seen !== undefined && seen < revision) stale.push({ stream, revision });
+  }
+  return stale;
 }
 
 type ReserveCommand = Extract<AccountCommand, { type: 'ReserveFunds' }>;

@@ -70,9 +70,26 @@ export interface ReservationExpired {
   data: { reservationId: string };
 }
 
+/**
+ * A fence: an access stream (`key-…` or `org-…`) changed something that decides spending (revocation,
+ * limits, model list, blocking). A reserve decided on an older revision of that stream is refused as
+ * stale, so the instance refreshes its access cache first; the change binds every instance at once.
+ */
+export interface AccessRulesChanged {
+  type: 'AccessRulesChanged';
+  data: { stream: string; revision: string };
+}
+
 export type ReleaseReason = 'provider_error' | 'client_error' | 'cancelled' | 'video_failed';
 
-export type AccountEvent = CreditsAdded | FundsReserved | ReservationSettled | ReservationReleased | ReservationCutOff | ReservationExpired;
+export type AccountEvent =
+  | CreditsAdded
+  | FundsReserved
+  | ReservationSettled
+  | ReservationReleased
+  | ReservationCutOff
+  | ReservationExpired
+  | AccessRulesChanged;
 export type AccountEventType = AccountEvent['type'];
 
 export const ACCOUNT_EVENT_TYPES: readonly AccountEventType[] = [
@@ -82,6 +99,7 @@ export const ACCOUNT_EVENT_TYPES: readonly AccountEventType[] = [
   'ReservationReleased',
   'ReservationCutOff',
   'ReservationExpired',
+  'AccessRulesChanged',
 ];
 
 export const accountStreamId = (orgId: string) => `account-${orgId}`;

@@ -33,6 +33,8 @@ export interface AccountState {
   reserved: bigint;
   readonly open: Map<string, OpenReservation>;
   readonly creditKeys: Set<string>;
+  /** The newest revision of each access stream whose rules the account has been told about. */
+  readonly accessRevisions: Map<string, bigint>;
   day: string;
   month: string;
   dayCounters: Map<string, PeriodCounter>;
@@ -46,6 +48,7 @@ export function emptyAccountState(): AccountState {
     reserved: 0n,
     open: new Map(),
     creditKeys: new Set(),
+    accessRevisions: new Map(),
     day: '',
     month: '',
     dayCounters: new Map(),
@@ -95,6 +98,11 @@ export function applyAccountEvent(state: AccountState, event: AccountEvent, occu
     case 'ReservationReleased':
     case 'ReservationExpired':
       return closeReservation(state, event.data.reservationId, 0n);
+    case 'AccessRulesChanged': {
+      const revision = BigInt(event.data.revision);
+      if (revision > (state.accessRevisions.get(event.data.stream) ?? -1n)) state.accessRevisions.set(event.data.stream, revision);
+      return state;
+    }
   }
 }
 
@@ -142,6 +150,7 @@ export function cloneAccountState(state: AccountState): AccountState {
     ...state,
     open: new Map(state.open),
     creditKeys: new Set(state.creditKeys),
+    accessRevisions: new Map(state.accessRevisions),
     dayCounters: cloneCounters(state.dayCounters),
     monthCounters: cloneCounters(state.monthCounters),
   };

@@ -42,6 +42,7 @@ function reserve(amount: string, limits: ReserveLimits = {}, extra: { model?: st
     amount: usd(amount),
     deadline: new Date(NOW.getTime() + 600_000),
     limits,
+    accessRevisions: { 'key-key_a': 3n, 'org-org_a': 1n },
   };
 }
 
@@ -153,6 +154,23 @@ describe('account decider', () => {
       const poor = given(credits('1'));
       expect(rejection(decideAccount(poor, reserve('2', { key: { daily: 1n }, organization: { daily: 1n } }), NOW)).code).to.equal('insufficient_funds');
       expect(rejection(decideAccount(state(), reserve('2', { key: { daily: 1n }, organization: { daily: 1n } }), NOW)).code).to.equal('key_limit_exceeded');
+    });
+  });
+
+  describe('access fence', () => {
+    const fenced = (stream: string, revision: string): AccountEvent => ({ type: 'AccessRulesChanged', data: { stream, revision } });
+    it('refuses as stale a reserve decided on an older revision of the key', () => {
+      const decision = decideAccount(given(credits('10'), fenced('key-key_a', '4')), reserve('1'), NOW);
+      expect(decision).to.deep.equal({ stale: [{ stream: 'key-key_a', revision: 4n }] });
+    });
+    it('lets through a reserve that has seen the fenced revision, or concerns another key', () => {
+      expect(events(decideAccount(given(credits('10'), fenced('key-key_a', '3')), reserve('1'), NOW))).to.have.length(1);
+      expect(events(decideAccount(given(credits('10'), fenced('key-key_b', '9')), reserve('1'), NOW))).to.have.length(1);
+    });
+    it('fences a revision once', () => {
+      const state = given(fenced('key-key_a', '4'));
+      expect(events(decideAccount(state, { type: 'FenceAccessRules', stream: 'key-key_a', revision: 4n }, NOW))).to.deep.equal([]);
+      expect(events(decideAccount(state, { type: 'FenceAccessRules', stream: 'key-key_a', revision: 5n }, NOW))).to.have.length(1);
     });
   });
 
