@@ -1,0 +1,23 @@
+/**
+ * Per-key limits of requests and tokens per minute (spec 8; defaults 120 and 200,000), as a sliding
+ * window of the last 60 seconds: the 120th request in any minute passes, the 121st is refused, and
+ * `retryAfterMs` is the honest wait until enough of the window has expired (peer-pitfalls, rate limits).
+ *
+ * Tokens are counted when a request is admitted (its estimated input, plus its output cap when the
+ * client set one), so a burst of concurrent requests cannot overshoot the limit; when the request ends,
+ * `settle` replaces the estimate by what it really used.
+ */
+export interface RateLimits {
+  readonly requestsPerMinute: number;
+  readonly tokensPerMinute: number;
+}
+
+export type Admission = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterMs: number; readonly reason: 'requests' | 'tokens' };
+
+export interface RateLimiter {
+  admit(subject: string, requestId: string, tokens: number, limits: RateLimits): Promise<Admission>;
+  settle(subject: string, requestId: string, tokens: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const RATE_WINDOW_MS = 60_000;
