@@ -1,0 +1,33 @@
+import { isJsonObject, type JsonObject } from '../json-value.js';
+import { tokenCount, usage, type Usage } from '../canonical/canonical-usage.js';
+
+/**
+ * Anthropic usage (wire-formats.md 2.2): `input_tokens` EXCLUDES cache reads and writes — "total input
+ * tokens is the summation of input_tokens, cache_creation_input_tokens and cache_read_input_tokens".
+ */
+export function usageFromMessages(value: unknown): Usage | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const cacheRead = tokenCount(value.cache_read_input_tokens);
+  const cacheWrite = tokenCount(value.cache_creation_input_tokens);
+  const details = isJsonObject(value.output_tokens_details) ? value.output_tokens_details : {};
+  return usage({
+    inputTokens: tokenCount(value.input_tokens) + cacheRead + cacheWrite,
+    cachedInputTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+    outputTokens: tokenCount(value.output_tokens),
+    reasoningTokens: tokenCount(details.thinking_tokens),
+  });
+}
+
+/**
+ * The gateway's messages usage: spec 2.2 makes `input_tokens` the WHOLE input, cache included — unlike
+ * Anthropic's own meaning. The cache fields keep Anthropic's names as sub-counts.
+ */
+export function usageToMessages(value: Usage): JsonObject {
+  return {
+    input_tokens: value.inputTokens,
+    cache_creation_input_tokens: value.cacheWriteTokens,
+    cache_read_input_tokens: value.cachedInputTokens,
+    output_tokens: value.outputTokens,
+  };
+}
