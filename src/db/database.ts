@@ -42,8 +42,10 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  // A dropped idle connection must not crash the process; the pool replaces it.
+  // A dropped connection must not crash the process: the pool replaces idle ones, and a query running on
+  // a checked-out one rejects (pg also emits 'error' on that client, which would be uncaught).
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const kysely = new Kysely<object>({ dialect: new PostgresDialect({ pool }) });
   const listeners = new PostgresListener(options.url);
   return {

@@ -5,6 +5,12 @@
  * Semantics follow EventStoreDB: revisions are 0-based per stream; an expected revision is
  * `'no_stream' | 'stream_exists' | 'any' | bigint` (the revision of the stream's last event);
  * events carry caller-chosen ids, and appending events whose ids are already in the stream is a no-op.
+ *
+ * Idempotency rule (both adapters): an append whose every event id is already in the stream, at
+ * consecutive revisions in the same order and where the expected revision puts them, returns the original
+ * result and writes nothing. A batch that overlaps the stream in any other way (only some ids present, or
+ * present at other revisions) is rejected with WrongExpectedRevisionError: it is a retry that does not
+ * match what was written, and writing part of it would break "one decision, one append".
  */
 export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | bigint;
 
@@ -68,6 +74,14 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+/** How far a reader is behind the end of the log (see `EventStore.eventsAfter`). */
+export interface LagSample {
+  /** Events after the reader's position, counted up to the limit asked for. */
+  readonly events: number;
+  /** When the first of them was recorded; undefined when none follow. */
+  readonly oldestRecordedAt: Date | undefined;
+}
+
 export interface EventStore {
   append(streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
   /** Events of one stream in revision order; an absent stream reads as empty. */
@@ -79,8 +93,17 @@ export interface EventStore {
    * a time, in global order; an error thrown by it stops the subscription (reported to `onError`).
    */
   subscribe(options: SubscribeOptions, handler: (event: RecordedEvent) => Promise<void> | void, onError?: (error: unknown) => void): Subscription;
-  /** The current end of the log (the position of the last committed event), or 'start' when empty. */
+  /**
+   * The current end of the log, or 'start' when empty: the position of the last committed event that no
+   * later commit can precede (on Postgres, events of a transaction still running sort before it until it
+   * ends). Subscribing from it therefore misses nothing committed afterwards.
+   */
   headPosition(): Promise<GlobalPosition | 'start'>;
+  /**
+   * Counts the events after `from` (up to `limit`) without reading their data. Positions are opaque, so a
+   * projection's lag (events and milliseconds behind the head) can only be measured by the adapter.
+   */
+  eventsAfter(from: GlobalPosition | 'start', limit: number): Promise<LagSample>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

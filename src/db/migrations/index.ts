@@ -1,7 +1,14 @@
 import type { Migration } from 'kysely';
+import { eventStoreMigration } from './0001-event-store.js';
+import { projectionCheckpointsMigration } from './0002-projection-checkpoints.js';
+import { accountSnapshotsMigration } from './0100-account-snapshots.js';
 
 /**
  * Every schema migration, by name; kysely runs them in name order. A feature adds its own file here.
  * Migrations never change once released: a new shape is a new migration.
  */
-export const migrations: Record<string, Migration> = {};
+export const migrations: Record<string, Migration> = {
+  '0001-event-store': eventStoreMigration,
+  '0002-projection-checkpoints': projectionCheckpointsMigration,
+  '0100-account-snapshots': accountSnapshotsMigration,
+};

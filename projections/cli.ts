@@ -1,0 +1,48 @@
+import { ConfigError, loadConfig } from '../src/config.js';
+import { DataDirLockedError } from '../src/db/data-dir-lock.js';
+import { migrateToLatest, openPglite, openPostgres } from '../src/db/database.js';
+import { createEventStore } from '../src/eventstore/create-event-store.js';
+import { runProjectionsCommand } from './projections-command.js';
+import { eventCatalogue, projections } from './registry.js';
+
+/**
+ * `npm run projections -- status | rebuild [name]`, configured like the gateway: DATABASE_URL (else
+ * PGlite in DATA_DIR) for read models and checkpoints, EVENTSTORE_URL for EventStoreDB (else the Postgres
+ * event store on the same database). In the embedded mode the gateway holds DATA_DIR, so stop it first.
+ */
+async function main(): Promise<number> {
+  const config = loadConfig();
+  const database = config.DATABASE_URL
+    ? await openPostgres({ url: config.DATABASE_URL, poolSize: 5, applicationName: 'model-gateway-projections' })
+    : await openPglite({ dataDir: config.DATA_DIR });
+  try {
+    await migrateToLatest(database);
+    const store = createEventStore(config, database);
+    try {
+      return await runProjectionsCommand(process.argv.slice(2), {
+        database,
+        store,
+        catalogue: eventCatalogue,
+        projections,
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+      });
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

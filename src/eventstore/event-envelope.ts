@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { jsonObjectSchema, type JsonObject } from './event-data.js';
+import type { EventMetadata, EventToAppend } from './event-store.js';
+
+/**
+ * The envelope every event carries (DESIGN.md section 4), checked by both adapters on append and on read:
+ * a caller-chosen UUID, a past-tense PascalCase type, a JSON object of data, and metadata saying which
+ * shape the data has (`schemaVersion`), when it happened and what caused it. The data itself is checked
+ * against its type's schema by the event catalogue, which knows the types.
+ */
+
+/** `gen-…` (a request), `admin:<actor>` (an admin command), `system:<component>` (the expiry sweeper, a migration). */
+export const CAUSED_BY_PATTERN = /^(gen-[0-9A-Za-z]+|admin:\S+|system:\S+)$/;
+/** Past tense PascalCase (`FundsReserved`); EventStoreDB reserves types starting with `$`. */
+export const EVENT_TYPE_PATTERN = /^[A-Z][A-Za-z0-9]{0,99}$/;
+
+export const eventMetadataSchema = z.strictObject({
+  schemaVersion: z.int().min(1),
+  occurredAt: z.iso.datetime({ offset: true }),
+  causedBy: z.string().regex(CAUSED_BY_PATTERN, 'must be gen-<request id>, admin:<actor> or system:<component>'),
+});
+
+const eventToAppendSchema = z.strictObject({
+  id: z.uuid(),
+  type: z.string().regex(EVENT_TYPE_PATTERN, 'must be a PascalCase event name'),
+  data: jsonObjectSchema,
+  metadata: eventMetadataSchema,
+});
+
+/** Stream ids are `<kind>-<id>` (DESIGN.md section 4); `$…` belongs to EventStoreDB's system streams. */
+const streamIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^$\s][^\s]*$/, 'must not start with $ nor contain whitespace');
+
+/** An event (or a batch) that the store refuses to write; a programming error, never retried. */
+export class InvalidEventError extends Error {
+  override name = 'InvalidEventError';
+}
+
+/** A stored event whose envelope is not valid: the log was written by something else, or is damaged. */
+export class CorruptEventError extends Error {
+  override name = 'CorruptEventError';
+}
+
+/** Checks a batch before it is appended; returns the events with only the envelope's fields. */
+export function parseEventsToAppend(streamId: string, events: readonly EventToAppend[]): EventToAppend<string, JsonObject>[] {
+  const stream = streamIdSchema.safeParse(streamId);
+  if (!stream.success) throw new InvalidEventError(`stream id ${JSON.stringify(streamId)} ${stream.error.issues[0]?.message ?? 'is invalid'}`);
+  if (events.length === 0) throw new InvalidEventError(`append to ${streamId}: no events`);
+  const ids = new Set<string>();
+  return events.map((event, index) => {
+    const parsed = eventToAppendSchema.safeParse(event);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? issue.path.join('.') : 'event';
+      throw new InvalidEventError(`append to ${streamId}: events[${index}].${where}: ${issue?.message ?? 'invalid'}`);
+    }
+    const id = parsed.data.id.toLowerCase();
+    if (ids.has(id)) throw new InvalidEventError(`append to ${streamId}: event id ${id} appears twice in one batch`);
+    ids.add(id);
+    return { id, type: parsed.data.type, data: parsed.data.data, metadata: parsed.data.metadata };
+  });
+}
+
+export function parseExpectedRevision(value: unknown): 'no_stream' | 'stream_exists' | 'any' | bigint {
+  if (value === 'no_stream' || value === 'stream_exists' || value === 'any') return value;
+  if (typeof value === 'bigint' && value >= 0n) return value;
+  throw new InvalidEventError(`expected revision ${String(value)} is not 'no_stream', 'stream_exists', 'any' or a revision >= 0`);
+}
+
+export interface StoredEnvelope {
+  readonly id: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: unknown;
+}
+
+const storedEnvelopeSchema = z.object({
+  id: z.string().min(1),
+  type: z.string().regex(EVENT_TYPE_PATTERN),
+  data: z.record(z.string(), z.unknown()),
+  metadata: eventMetadataSchema,
+});
+
+/** Checks the envelope of an event read from a store. */
+export function parseStoredEnvelope(
+  stored: StoredEnvelope,
+  where: string,
+): { id: string; type: string; data: Record<string, unknown>; metadata: EventMetadata } {
+  const parsed = storedEnvelopeSchema.safeParse(stored);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CorruptEventError(`event ${where}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid envelope'}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,130 @@
+import type { Database } from '../../db/database.js';
+import type {
+  AppendResult,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  GlobalPosition,
+  LagSample,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../event-store.js';
+import { appendToStream } from './append-to-stream.js';
+import { decodePostgresPosition, encodePostgresPosition } from './postgres-position.js';
+import { countEventsAfter, readGlobalPage, readHeadPosition, readStreamEvents } from './postgres-reads.js';
+import { PostgresSubscription, type SubscriptionSource } from './postgres-subscription.js';
+
+export interface PostgresEventStoreOptions {
+  /** Events per read of a subscription (and the default page of readAll). */
+  readonly batchSize?: number;
+  /** How often a subscription looks for events when no notification arrives. */
+  readonly pollIntervalMs?: number;
+}
+
+/** The channel `append_events` notifies after each append (payload empty: listeners just re-read). */
+export const APPENDED_CHANNEL = 'event_store_appended';
+
+/**
+ * The event store on Postgres or PGlite, through the same kysely handle the read models use
+ * (tables, ordering and append: src/db/migrations/0001-event-store.ts). It does not own the database:
+ * `close` stops its subscriptions, and whoever opened the database closes it.
+ */
+export class PostgresEventStore implements EventStore {
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private readonly wakers = new Set<() => void>();
+  private readonly subscriptions = new Set<Subscription>();
+  private unlisten: Promise<(() => Promise<void>) | undefined> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly database: Database,
+    options: PostgresEventStoreOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 1_000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+  }
+
+  append(streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    return appendToStream(this.database.kysely, streamId, events, options.expectedRevision);
+  }
+
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    return readStreamEvents(this.database.kysely, streamId, options);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+    if (!Number.isInteger(limit) || limit < 0) throw new TypeError(`maxCount ${limit} is not a count`);
+    if (limit === 0) return [];
+    const page = await readGlobalPage(this.database.kysely, decodePostgresPosition(options.from ?? 'start'), limit);
+    return page.events;
+  }
+
+  subscribe(options: SubscribeOptions, handler: (event: RecordedEvent) => Promise<void> | void, onError?: (error: unknown) => void): Subscription {
+    if (this.closed) throw new Error('the event store is closed');
+    const source: SubscriptionSource = {
+      readPage: (after, limit, prefixes) => readGlobalPage(this.database.kysely, after, limit, prefixes),
+      readHead: () => readHeadPosition(this.database.kysely, 'committed'),
+      onAppended: (wake) => this.onAppended(wake),
+    };
+    const subscription = new PostgresSubscription(
+      source,
+      { from: options.from ?? 'start', streamPrefixes: options.streamPrefixes, batchSize: this.batchSize, pollIntervalMs: this.pollIntervalMs },
+      handler,
+      (error) => {
+        this.subscriptions.delete(subscription);
+        onError?.(error);
+      },
+    );
+    this.subscriptions.add(subscription);
+    return {
+      caughtUp: () => subscription.caughtUp(),
+      stop: async () => {
+        this.subscriptions.delete(subscription);
+        await subscription.stop();
+      },
+    };
+  }
+
+  async headPosition(): Promise<GlobalPosition | 'start'> {
+    // Not the last committed event: an older transaction still running could commit events before it,
+    // and a subscriber starting from there would never see them.
+    const head = await readHeadPosition(this.database.kysely, 'final');
+    return head ? encodePostgresPosition(head.transactionId, head.sequence) : 'start';
+  }
+
+  eventsAfter(from: GlobalPosition | 'start', limit: number): Promise<LagSample> {
+    return countEventsAfter(this.database.kysely, decodePostgresPosition(from), limit);
+  }
+
+  ping(): Promise<void> {
+    return this.database.ping();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+    this.subscriptions.clear();
+    const unlisten = await this.unlisten?.catch(() => undefined);
+    this.unlisten = undefined;
+    await unlisten?.().catch(() => {});
+  }
+
+  /** One LISTEN for the whole store, shared by its subscriptions; without it they still poll. */
+  private onAppended(wake: () => void): () => void {
+    this.wakers.add(wake);
+    this.unlisten ??= this.database
+      .listen(APPENDED_CHANNEL, () => {
+        for (const waker of this.wakers) waker();
+      })
+      .catch(() => {
+        this.unlisten = undefined; // the next subscription tries again
+        return undefined;
+      });
+    return () => void this.wakers.delete(wake);
+  }
+}

@@ -1,0 +1,149 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { parseStoredEnvelope } from '../event-envelope.js';
+import type { LagSample, ReadStreamOptions, RecordedEvent } from '../event-store.js';
+import { encodePostgresPosition, type PostgresPosition } from './postgres-position.js';
+
+/** The queries that read the events table (its shape: src/db/migrations/0001-event-store.ts). */
+type Executor = Kysely<object>;
+
+interface EventRow {
+  global_sequence: bigint;
+  transaction_id: string;
+  stream_id: string;
+  revision: bigint;
+  event_id: string;
+  type: string;
+  data: unknown;
+  metadata: unknown;
+  recorded_at: Date | string;
+}
+
+const EVENT_COLUMNS = sql`e.global_sequence, e.transaction_id::text as transaction_id, e.stream_id, e.revision,
+  e.event_id::text as event_id, e.type, e.data, e.metadata, e.recorded_at`;
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  const envelope = parseStoredEnvelope(
+    { id: row.event_id, type: row.type, data: row.data, metadata: row.metadata },
+    `${row.stream_id}@${row.revision}`,
+  );
+  return {
+    ...envelope,
+    streamId: row.stream_id,
+    revision: row.revision,
+    position: encodePostgresPosition(row.transaction_id, row.global_sequence),
+    recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
+  };
+}
+
+export async function readStreamEvents(db: Executor, streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+  const direction = options.direction ?? 'forwards';
+  const from = options.fromRevision ?? (direction === 'forwards' ? 'start' : 'end');
+  const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+  if (!Number.isInteger(limit) || limit < 0) throw new TypeError(`maxCount ${limit} is not a count`);
+  // Reading forwards from the end, or backwards from before the start, reads nothing (as on EventStoreDB).
+  if (limit === 0 || (direction === 'forwards' && from === 'end') || (direction === 'backwards' && from === 'start')) return [];
+  let bound: RawBuilder<unknown> = sql`true`;
+  if (typeof from === 'bigint') bound = direction === 'forwards' ? sql`e.revision >= ${String(from)}::bigint` : sql`e.revision <= ${String(from)}::bigint`;
+  // A stream needs no snapshot gate: its appends serialise on its event_streams row, so its revisions commit in order.
+  const { rows } = await sql<EventRow>`select ${EVENT_COLUMNS} from events e
+    where e.stream_id = ${streamId} and ${bound}
+    order by e.revision ${direction === 'forwards' ? sql`asc` : sql`desc`}
+    limit ${String(limit)}::bigint`.execute(db);
+  return rows.map(toRecordedEvent);
+}
+
+export interface GlobalPage {
+  /** The events of the page that match the stream prefixes (all of them without prefixes). */
+  readonly events: RecordedEvent[];
+  /** Rows the page went through (matching or not); fewer than asked means it reached the horizon. */
+  readonly scanned: number;
+  /** The last row the page went through: where the next page starts, past events that did not match. */
+  readonly lastScanned: PostgresPosition | undefined;
+  /** Every event whose transaction id is below this has been considered by the read (the snapshot's xmin). */
+  readonly horizon: bigint;
+  /** Committed events exist at or beyond the horizon: they wait for an older transaction to finish. */
+  readonly pendingBeyondHorizon: boolean;
+}
+
+type PageRow = { [K in keyof EventRow]: EventRow[K] | null } & { horizon: string; pending: boolean | null; matches: boolean | null };
+
+/**
+ * The next events of the global log after `after`, in (transaction id, sequence) order, limited to
+ * transactions older than every transaction still running. Rows of a transaction below that line can no
+ * longer appear, so a reader that resumes from its last position never skips an event committed late.
+ *
+ * The page walks the global-order index and only then applies the stream prefixes (returning just the
+ * position of rows that do not match): a filtered reader far behind the head still costs one index range
+ * of `limit` rows per page, and moves past the streams it does not want.
+ */
+export async function readGlobalPage(db: Executor, after: PostgresPosition, limit: number, streamPrefixes?: readonly string[]): Promise<GlobalPage> {
+  const matches =
+    streamPrefixes && streamPrefixes.length > 0
+      ? sql`(${sql.join(
+          streamPrefixes.map((prefix) => sql`starts_with(w.stream_id, ${prefix})`),
+          sql` or `,
+        )})`
+      : sql`true`;
+  const { rows } = await sql<PageRow>`
+    select h.horizon::text as horizon,
+           (select p.transaction_id from events p order by p.transaction_id desc limit 1) >= h.horizon as pending,
+           ${matches} as matches,
+           w.global_sequence, w.transaction_id::text as transaction_id, w.stream_id, w.revision,
+           w.event_id::text as event_id, w.type,
+           case when ${matches} then w.data end as data,
+           case when ${matches} then w.metadata end as metadata,
+           w.recorded_at
+      from (select pg_snapshot_xmin(pg_current_snapshot()) as horizon) h
+      left join lateral (
+        select e.* from events e
+         where e.transaction_id < h.horizon
+           and (e.transaction_id, e.global_sequence) > (${after.transactionId.toString()}::text::xid8, ${after.sequence.toString()}::bigint)
+         order by e.transaction_id, e.global_sequence
+         limit ${String(limit)}::bigint
+      ) w on true
+     order by w.transaction_id, w.global_sequence`.execute(db);
+  const first = rows[0];
+  if (!first) throw new Error('readGlobalPage: the horizon row is missing');
+  const events: RecordedEvent[] = [];
+  let scanned = 0;
+  let last: PageRow | undefined;
+  for (const row of rows) {
+    if (row.global_sequence === null) continue;
+    scanned++;
+    last = row;
+    if (row.matches) events.push(toRecordedEvent(row as EventRow));
+  }
+  return {
+    events,
+    scanned,
+    lastScanned: last ? { transactionId: BigInt(last.transaction_id!), sequence: last.global_sequence! } : undefined,
+    horizon: BigInt(first.horizon),
+    pendingBeyondHorizon: first.pending === true,
+  };
+}
+
+/**
+ * The last event, either of everything committed (`committed`: what "every event committed so far"
+ * reaches, for `caughtUp`) or of the final part of the log (`final`: below the snapshot horizon, where no
+ * later commit can slip in before it; safe to subscribe from).
+ */
+export async function readHeadPosition(db: Executor, which: 'committed' | 'final'): Promise<PostgresPosition | undefined> {
+  const gate = which === 'final' ? sql`where e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())` : sql``;
+  const { rows } = await sql<{ transaction_id: string; global_sequence: bigint }>`
+    select e.transaction_id::text as transaction_id, e.global_sequence from events e ${gate}
+     order by e.transaction_id desc, e.global_sequence desc limit 1`.execute(db);
+  const row = rows[0];
+  return row ? { transactionId: BigInt(row.transaction_id), sequence: row.global_sequence } : undefined;
+}
+
+export async function countEventsAfter(db: Executor, after: PostgresPosition, limit: number): Promise<LagSample> {
+  const { rows } = await sql<{ events: number; oldest: Date | string | null }>`
+    select count(*)::int as events, min(recorded_at) as oldest from (
+      select recorded_at from events
+       where (transaction_id, global_sequence) > (${after.transactionId.toString()}::text::xid8, ${after.sequence.toString()}::bigint)
+       order by transaction_id, global_sequence
+       limit ${String(limit)}::bigint) t`.execute(db);
+  const row = rows[0];
+  const oldest = row?.oldest ?? undefined;
+  return { events: row?.events ?? 0, oldestRecordedAt: oldest === undefined ? undefined : new Date(oldest) };
+}
