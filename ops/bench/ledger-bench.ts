@@ -1,0 +1,106 @@
+/**
+ * Ledger benchmark (not a test): `npx tsx ops/bench/ledger-bench.ts`
+ *
+ * 1. reserve+settle pairs per second for one hot organization and for 100 organizations, with 256
+ *    requests in flight, on the Postgres event store (the account service batches each account's
+ *    commands into one append);
+ * 2. the time to load an account with 1,000,000 events in its history: from its snapshot and the tail
+ *    (what the gateway does), and by replaying the whole stream (what it never does).
+ * Targets on the 2-core machine: ≥ 5,000 pairs/s for one hot organization; load < 200 ms.
+ */
+import { randomUUID } from 'node:crypto';
+import { systemClock } from '../../src/clock.js';
+import { migrateToLatest, openPostgres } from '../../src/db/database.js';
+import { PostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
+import { AccountService } from '../../src/ledger/account-service.js';
+import { AccountSnapshotStore } from '../../src/ledger/account-snapshot.js';
+import { withBenchDatabase } from './bench-database.js';
+
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const HISTORY = Number(process.env.BENCH_HISTORY ?? 1_000_000);
+
+await withBenchDatabase('ledger', async (url) => {
+  const database = await openPostgres({ url, poolSize: 10 });
+  await migrateToLatest(database);
+  const store = new PostgresEventStore(database);
+  const snapshots = new AccountSnapshotStore(database.kysely);
+  try {
+    for (const organizations of [1, 100]) {
+      const service = new AccountService({ store, snapshots, clock: systemClock });
+      const orgs = Array.from({ length: organizations }, (_, i) => `org_bench${organizations}_${i}`);
+      for (const org of orgs) await service.execute(org, { type: 'AddCredits', amount: 10n ** 15n }, 'admin:bench');
+      let pairs = 0;
+      let sequence = 0;
+      const deadline = Date.now() + SECONDS * 1000;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async (_, lane) => {
+          while (Date.now() < deadline) {
+            const org = orgs[(lane + sequence) % orgs.length]!;
+            const id = `gen-b${sequence++}`;
+            const reserved = await service.execute(
+              org,
+              {
+                type: 'ReserveFunds',
+                reservationId: id,
+                owner: { keyId: `key_${lane % 10}`, employeeId: null, teamId: null, spaceId: null },
+                model: 'openai/gpt-4o-mini',
+                category: 'text',
+                amount: 1_000_000n,
+                deadline: new Date(Date.now() + 600_000),
+                limits: { key: { daily: 10n ** 14n } },
+                accessRevisions: {},
+              },
+              id,
+            );
+            if (!('events' in reserved.decision)) throw new Error('reserve refused in the benchmark');
+            await service.execute(org, { type: 'SettleReservation', reservationId: id, cost: 400_000n, usage: { inputTokens: 100, outputTokens: 50 } }, id);
+            pairs++;
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`reserve+settle, ${organizations === 1 ? 'one hot organization' : `${organizations} organizations`}: ${Math.round(pairs / seconds)} pairs/s (${pairs} pairs, ${IN_FLIGHT} in flight)`);
+    }
+
+    // An account with a long history, written in large appends so that preparing it stays quick.
+    const org = 'org_history';
+    const stream = `account-${org}`;
+    const occurredAt = new Date().toISOString();
+    let revision: bigint | 'no_stream' = 'no_stream';
+    const appendStarted = performance.now();
+    const firstCredit = { id: randomUUID(), type: 'CreditsAdded', data: { amount: String(10n ** 15n), idempotencyKey: null }, metadata: { schemaVersion: 1, occurredAt, causedBy: 'admin:bench' } };
+    revision = (await store.append(stream, [firstCredit], { expectedRevision: revision })).nextExpectedRevision;
+    for (let written = 1; written < HISTORY; ) {
+      const batch = [];
+      for (let i = 0; i < 2_000 && written < HISTORY; i += 2, written += 2) {
+        const id = `gen-h${written}`;
+        batch.push({ id: randomUUID(), type: 'FundsReserved', data: { reservationId: id, keyId: 'key_h', employeeId: null, teamId: null, spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: '1000', deadline: occurredAt }, metadata: { schemaVersion: 1, occurredAt, causedBy: id } });
+        batch.push({ id: randomUUID(), type: 'ReservationSettled', data: { reservationId: id, cost: '900', usage: {}, overrun: '0' }, metadata: { schemaVersion: 1, occurredAt, causedBy: id } });
+      }
+      revision = (await store.append(stream, batch, { expectedRevision: revision })).nextExpectedRevision;
+    }
+    console.log(`prepared an account with ${Number(revision) + 1} events in ${((performance.now() - appendStarted) / 1000).toFixed(1)} s`);
+
+    const replayStarted = performance.now();
+    const replaying = new AccountService({ store, snapshots, clock: systemClock });
+    const replayed = await replaying.balance(org);
+    console.log(`load by replaying the whole stream: ${Math.round(performance.now() - replayStarted)} ms (balance ${replayed.balance})`);
+
+    // The gateway's path: a snapshot (the service writes one every 1,000 events), then only the tail.
+    await replaying.saveSnapshot(org);
+    const timings: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const loadStarted = performance.now();
+      const fresh = new AccountService({ store, snapshots, clock: systemClock });
+      await fresh.balance(org);
+      timings.push(performance.now() - loadStarted);
+    }
+    timings.sort((a, b) => a - b);
+    console.log(`load from snapshot + tail: p50 ${timings[10]!.toFixed(1)} ms, max ${timings[19]!.toFixed(1)} ms`);
+  } finally {
+    await store.close();
+    await database.close();
+  }
+});

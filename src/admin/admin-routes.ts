@@ -1,0 +1,201 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { Router, type RequestHandler } from 'express';
+import type { AccessCommands } from '../access/access-commands.js';
+import { DEFAULT_RPM, DEFAULT_TPM, type KeySettings } from '../access/access-events.js';
+import type { CatalogStore } from '../catalog/catalog-store.js';
+import type { Clock } from '../clock.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { parseJsonObject } from '../http/body-reader.js';
+import type { RequestContext } from '../http/request-context.js';
+import type { AccountService } from '../ledger/account-service.js';
+import type { Kysely } from 'kysely';
+import { spendReport } from './spend-report.js';
+import { parseUsd } from '../ledger/money.js';
+import { keyLimitsFromBody, limitPairFromBody, renderKey, renderLimitPair, renderOrganization } from './admin-records.js';
+import {
+  changeKeyBody,
+  changeOrganizationBody,
+  createOrganizationBody,
+  creditsBody,
+  employeeBody,
+  issueKeyBody,
+  parseBody,
+  spaceBody,
+  teamBody,
+} from './admin-schemas.js';
+
+export interface AdminDependencies {
+  readonly adminToken: string | undefined;
+  readonly commands: AccessCommands;
+  readonly accounts: AccountService;
+  readonly catalog: CatalogStore;
+  readonly clock: Clock;
+  /** The read models (spend report). */
+  readonly readModels: Kysely<object>;
+}
+
+/** The admin API under `/admin/v1` (README, "Admin API"). Every route needs `Authorization: Bearer <ADMIN_TOKEN>`. */
+export function adminRoutes(deps: AdminDependencies): Router {
+  const router = Router();
+  const { commands, accounts, catalog, clock } = deps;
+  const actor = 'api';
+  router.use('/admin/v1', requireAdminToken(deps.adminToken));
+
+  const body = (res: { locals: unknown }) => parseJsonObject((res.locals as RequestContext).body ?? Buffer.alloc(0));
+  const organizationRecord = async (orgId: string) => {
+    const organization = await commands.loadOrganization(orgId);
+    return renderOrganization(organization, await accounts.balance(orgId));
+  };
+  const checkModels = (input: { models?: string[] | null; limits?: { by_model?: Record<string, unknown> } }) => {
+    for (const [field, models] of [['models', input.models ?? []], ['limits.by_model', Object.keys(input.limits?.by_model ?? {})]] as const) {
+      for (const model of models) {
+        if (!catalog.findModel(model)) throw new GatewayError('invalid_request', `${field}: model ${model} is not in the catalog`, { param: field });
+      }
+    }
+  };
+
+  router.post('/admin/v1/organizations', async (_req, res) => {
+    const input = parseBody(createOrganizationBody, body(res));
+    const organization = await commands.createOrganization(
+      { name: input.name, piiMasking: input.pii_masking ?? false, spendLimits: limitPairFromBody(input.spend_limits) },
+      actor,
+    );
+    res.status(201).json(await organizationRecord(organization.orgId));
+  });
+
+  router.get('/admin/v1/organizations/:org', async (req, res) => {
+    res.json(await organizationRecord(req.params.org));
+  });
+
+  router.patch('/admin/v1/organizations/:org', async (req, res) => {
+    const input = parseBody(changeOrganizationBody, body(res));
+    const current = await commands.loadOrganization(req.params.org);
+    await commands.changeOrganization(
+      req.params.org,
+      {
+        ...(input.status ? { status: input.status } : {}),
+        ...(input.pii_masking !== undefined ? { piiMasking: input.pii_masking } : {}),
+        ...(input.spend_limits ? { spendLimits: limitPairFromBody(input.spend_limits, current.spendLimits) } : {}),
+      },
+      actor,
+    );
+    res.json(await organizationRecord(req.params.org));
+  });
+
+  router.post('/admin/v1/organizations/:org/credits', async (req, res) => {
+    const input = parseBody(creditsBody, body(res));
+    const idempotencyKey = req.get('idempotency-key')?.trim() || undefined;
+    const balance = await commands.addCredits(req.params.org, parseUsd(input.amount_usd), idempotencyKey, actor);
+    res.json(renderOrganization(await commands.loadOrganization(req.params.org), { balance, reserved: (await accounts.balance(req.params.org)).reserved }));
+  });
+
+  router.get('/admin/v1/organizations/:org/spend', async (req, res) => {
+    await commands.loadOrganization(req.params.org);
+    res.json(await spendReport(deps.readModels, req.params.org, req.query, clock.now()));
+  });
+
+  router.post('/admin/v1/organizations/:org/teams', async (req, res) => {
+    const input = parseBody(teamBody, body(res));
+    const teamId = await commands.createTeam(req.params.org, { name: input.name, spendLimits: limitPairFromBody(input.spend_limits) }, actor);
+    res.status(201).json({ id: teamId, object: 'team', organization_id: req.params.org, name: input.name, spend_limits: renderLimitPair(limitPairFromBody(input.spend_limits)) });
+  });
+
+  router.get('/admin/v1/organizations/:org/teams', async (req, res) => {
+    const organization = await commands.loadOrganization(req.params.org);
+    const data = [...organization.teams].map(([id, team]) => ({ id, object: 'team', organization_id: organization.orgId, name: team.name, spend_limits: renderLimitPair(team.spendLimits) }));
+    res.json({ object: 'list', data });
+  });
+
+  router.post('/admin/v1/organizations/:org/employees', async (req, res) => {
+    const input = parseBody(employeeBody, body(res));
+    const spendLimits = limitPairFromBody(input.spend_limits);
+    const employeeId = await commands.createEmployee(req.params.org, { name: input.name, teamId: input.team_id ?? null, spendLimits }, actor);
+    res.status(201).json({ id: employeeId, object: 'employee', organization_id: req.params.org, name: input.name, team_id: input.team_id ?? null, spend_limits: renderLimitPair(spendLimits) });
+  });
+
+  router.get('/admin/v1/organizations/:org/employees', async (req, res) => {
+    const organization = await commands.loadOrganization(req.params.org);
+    const data = [...organization.employees].map(([id, employee]) => ({
+      id,
+      object: 'employee',
+      organization_id: organization.orgId,
+      name: employee.name,
+      team_id: employee.teamId,
+      spend_limits: renderLimitPair(employee.spendLimits),
+    }));
+    res.json({ object: 'list', data });
+  });
+
+  router.post('/admin/v1/organizations/:org/spaces', async (req, res) => {
+    const input = parseBody(spaceBody, body(res));
+    const spaceId = await commands.createSpace(req.params.org, { name: input.name }, actor);
+    res.status(201).json({ id: spaceId, object: 'space', organization_id: req.params.org, name: input.name });
+  });
+
+  router.get('/admin/v1/organizations/:org/spaces', async (req, res) => {
+    const organization = await commands.loadOrganization(req.params.org);
+    res.json({ object: 'list', data: [...organization.spaces].map(([id, space]) => ({ id, object: 'space', organization_id: organization.orgId, name: space.name })) });
+  });
+
+  router.post('/admin/v1/organizations/:org/keys', async (req, res) => {
+    const input = parseBody(issueKeyBody, body(res));
+    checkModels(input);
+    const { secret, key } = await commands.issueKey(
+      req.params.org,
+      {
+        name: input.name ?? null,
+        employeeId: input.employee_id ?? null,
+        models: input.models ?? null,
+        limits: keyLimitsFromBody(input.limits),
+        rpm: input.rpm ?? DEFAULT_RPM,
+        tpm: input.tpm ?? DEFAULT_TPM,
+        expiresAt: input.expires_at ? new Date(input.expires_at).toISOString() : null,
+      },
+      actor,
+    );
+    res.status(201).json({ ...renderKey(key, clock.now()), key: secret });
+  });
+
+  router.get('/admin/v1/organizations/:org/keys', async (req, res) => {
+    await commands.loadOrganization(req.params.org);
+    const keys = await commands.keysOf(req.params.org);
+    res.json({ object: 'list', data: keys.map((key) => renderKey(key, clock.now())) });
+  });
+
+  router.get('/admin/v1/keys/:key', async (req, res) => {
+    res.json(renderKey(await commands.loadKey(req.params.key), clock.now()));
+  });
+
+  router.patch('/admin/v1/keys/:key', async (req, res) => {
+    const input = parseBody(changeKeyBody, body(res));
+    checkModels(input);
+    const changes: Partial<KeySettings> = {};
+    if (input.models !== undefined) changes.models = input.models;
+    if (input.limits !== undefined) changes.limits = keyLimitsFromBody(input.limits);
+    if (input.rpm !== undefined) changes.rpm = input.rpm;
+    if (input.tpm !== undefined) changes.tpm = input.tpm;
+    if (input.expires_at !== undefined) changes.expiresAt = input.expires_at === null ? null : new Date(input.expires_at).toISOString();
+    res.json(renderKey(await commands.changeKey(req.params.key, changes, actor), clock.now()));
+  });
+
+  router.post('/admin/v1/keys/:key/revoke', async (req, res) => {
+    res.json(renderKey(await commands.revokeKey(req.params.key, actor), clock.now()));
+  });
+
+  return router;
+}
+
+/** Constant-time comparison of SHA-256 digests, so neither the token nor its length leaks through timing. */
+function requireAdminToken(token: string | undefined): RequestHandler {
+  const expected = token ? createHash('sha256').update(token).digest() : undefined;
+  return (req, _res, next) => {
+    const header = req.get('authorization') ?? '';
+    const presented = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
+    const digest = createHash('sha256').update(presented).digest();
+    if (!expected || !presented || !timingSafeEqual(digest, expected)) {
+      next(new GatewayError('invalid_admin_token'));
+      return;
+    }
+    next();
+  };
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { MODEL_CATEGORIES } from '../catalog/catalog-schema.js';
+import { defineEvent, EventCatalogue } from '../eventstore/event-catalogue.js';
+import { nanodollarsText } from '../eventstore/event-data.js';
+import type { AccountEvent } from './account-events.js';
+
+/** The stored shapes of the account events (version 1 of each); see account-events.ts for their meaning. */
+const count = z.number().nonnegative().optional();
+const usage = z.strictObject({
+  inputTokens: count,
+  cachedInputTokens: count,
+  cacheWriteTokens: count,
+  outputTokens: count,
+  reasoningTokens: count,
+  images: count,
+  audioSeconds: count,
+  videoSeconds: count,
+  counted: z.boolean().optional(),
+});
+const reservationId = z.string().min(1);
+
+export const accountEventDefinitions = [
+  defineEvent({
+    type: 'CreditsAdded',
+    schemaVersion: 1,
+    schema: z.strictObject({ amount: nanodollarsText, idempotencyKey: z.string().nullable() }),
+  }),
+  defineEvent({
+    type: 'FundsReserved',
+    schemaVersion: 1,
+    schema: z.strictObject({
+      reservationId,
+      keyId: z.string(),
+      employeeId: z.string().nullable(),
+      teamId: z.string().nullable(),
+      spaceId: z.string().nullable(),
+      model: z.string(),
+      category: z.enum(MODEL_CATEGORIES),
+      amount: nanodollarsText,
+      deadline: z.string(),
+    }),
+  }),
+  defineEvent({
+    type: 'ReservationSettled',
+    schemaVersion: 1,
+    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, overrun: nanodollarsText }),
+  }),
+  defineEvent({
+    type: 'ReservationReleased',
+    schemaVersion: 1,
+    schema: z.strictObject({ reservationId, reason: z.enum(['provider_error', 'client_error', 'cancelled', 'video_failed']) }),
+  }),
+  defineEvent({
+    type: 'ReservationCutOff',
+    schemaVersion: 1,
+    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage }),
+  }),
+  defineEvent({ type: 'ReservationExpired', schemaVersion: 1, schema: z.strictObject({ reservationId }) }),
+  defineEvent({
+    type: 'AccessRulesChanged',
+    schemaVersion: 1,
+    schema: z.strictObject({ stream: z.string().min(1), revision: z.string().regex(/^\d+$/) }),
+  }),
+] as const;
+
+export const accountEventCatalogue = new EventCatalogue(accountEventDefinitions);
+
+/** The decoded event as the decider's union (the schemas above and account-events.ts describe the same shapes). */
+export function decodeAccountEvent(recorded: Parameters<typeof accountEventCatalogue.decode>[0]): AccountEvent {
+  const event = accountEventCatalogue.decode(recorded);
+  return { type: event.type, data: event.data } as AccountEvent;
+}

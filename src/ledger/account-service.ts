@@ -1,0 +1,214 @@
+import type { Clock } from '../clock.js';
+import { WrongExpectedRevisionError, type EventStore, type EventToAppend } from '../eventstore/event-store.js';
+import { deterministicUuid } from '../ids/deterministic-uuid.js';
+import type { Logger } from '../logger.js';
+import { decideAccount, type AccountCommand, type AccountDecision } from './account-decider.js';
+import { decodeAccountEvent } from './account-event-catalogue.js';
+import { accountStreamId, type AccountEvent } from './account-events.js';
+import type { AccountSnapshotStore } from './account-snapshot.js';
+import { applyAccountEvent, availableOf, balanceOf, cloneAccountState, emptyAccountState, type AccountState } from './account-state.js';
+
+/**
+ * Runs account commands against the `account-<orgId>` streams, race-free across instances.
+ *
+ * Each account is kept in memory (state + stream revision). Commands that arrive while an append is in
+ * flight queue up and are decided together, one after the other against the evolving state, and their
+ * events go out in ONE append with the expected revision: a hot organization costs one round trip per
+ * batch, not per request. A conflict (another instance appended) reads the stream's tail and decides the
+ * batch again. Loading an account reads its snapshot and the tail after it, never the whole history.
+ */
+const CATCH_UP_PAGE = 5_000;
+
+export interface AccountOutcome {
+  readonly decision: AccountDecision;
+  /** Balance and reserved amount right after this command's events (or unchanged when it had none). */
+  readonly balance: bigint;
+  readonly reserved: bigint;
+}
+
+interface Pending {
+  readonly command: AccountCommand;
+  readonly causedBy: string;
+  resolve(outcome: AccountOutcome): void;
+  reject(error: unknown): void;
+}
+
+interface Account {
+  state: AccountState;
+  revision: bigint | 'no_stream';
+  eventsSinceSnapshot: number;
+  readonly queue: Pending[];
+  flushing: boolean;
+}
+
+export interface AccountServiceOptions {
+  readonly store: EventStore;
+  readonly snapshots: AccountSnapshotStore;
+  readonly clock: Clock;
+  readonly logger?: Logger;
+  /** Commands decided and appended together at most (default 200). */
+  readonly maxBatch?: number;
+  /** A snapshot is written after this many events (default 1,000). */
+  readonly snapshotEvery?: number;
+  /** Attempts of one batch before giving up under conflicts (default 20). */
+  readonly maxAttempts?: number;
+}
+
+export class AccountService {
+  private readonly accounts = new Map<string, Promise<Account>>();
+  private readonly maxBatch: number;
+  private readonly snapshotEvery: number;
+  private readonly maxAttempts: number;
+
+  constructor(private readonly options: AccountServiceOptions) {
+    this.maxBatch = options.maxBatch ?? 200;
+    this.snapshotEvery = options.snapshotEvery ?? 1_000;
+    this.maxAttempts = options.maxAttempts ?? 20;
+  }
+
+  async execute(orgId: string, command: AccountCommand, causedBy: string): Promise<AccountOutcome> {
+    const account = await this.account(orgId);
+    return new Promise<AccountOutcome>((resolve, reject) => {
+      account.queue.push({ command, causedBy, resolve, reject });
+      if (!account.flushing) {
+        account.flushing = true;
+        // Let the requests of this turn of the event loop join the batch.
+        setImmediate(() => void this.flush(orgId, account));
+      }
+    });
+  }
+
+  /** Balance and reserved amount as this instance knows them (after reading the stream's tail). */
+  async balance(orgId: string): Promise<{ balance: bigint; reserved: bigint; available: bigint }> {
+    const account = await this.account(orgId);
+    await this.catchUp(orgId, account);
+    return { balance: balanceOf(account.state), reserved: account.state.reserved, available: availableOf(account.state) };
+  }
+
+  /** Writes a snapshot of the account now (after reading the stream's tail). */
+  async saveSnapshot(orgId: string): Promise<void> {
+    const account = await this.account(orgId);
+    await this.catchUp(orgId, account);
+    if (account.revision === 'no_stream') return;
+    await this.options.snapshots.save(orgId, { state: cloneAccountState(account.state), revision: account.revision });
+  }
+
+  /** Forgets cached accounts (tests; an admin after restoring a backup). */
+  evictAll(): void {
+    this.accounts.clear();
+  }
+
+  private account(orgId: string): Promise<Account> {
+    let account = this.accounts.get(orgId);
+    if (!account) {
+      account = this.load(orgId);
+      this.accounts.set(orgId, account);
+      account.catch(() => this.accounts.delete(orgId));
+    }
+    return account;
+  }
+
+  private async load(orgId: string): Promise<Account> {
+    const snapshot = await this.options.snapshots.load(orgId);
+    const account: Account = {
+      state: snapshot?.state ?? emptyAccountState(),
+      revision: snapshot?.revision ?? 'no_stream',
+      eventsSinceSnapshot: 0,
+      queue: [],
+      flushing: false,
+    };
+    await this.catchUp(orgId, account);
+    return account;
+  }
+
+  /** Applies the stream's events after the account's revision, a page at a time. */
+  private async catchUp(orgId: string, account: Account): Promise<void> {
+    for (;;) {
+      const fromRevision = account.revision === 'no_stream' ? 0n : account.revision + 1n;
+      const tail = await this.options.store.readStream(accountStreamId(orgId), { fromRevision, maxCount: CATCH_UP_PAGE });
+      for (const recorded of tail) {
+        // A batch of this instance may have committed, and set the state, while this read was in flight.
+        if (account.revision !== 'no_stream' && recorded.revision <= account.revision) continue;
+        applyAccountEvent(account.state, decodeAccountEvent(recorded), recorded.metadata.occurredAt);
+        account.revision = recorded.revision;
+        account.eventsSinceSnapshot++;
+      }
+      if (tail.length < CATCH_UP_PAGE) return;
+    }
+  }
+
+  private async flush(orgId: string, account: Account): Promise<void> {
+    try {
+      while (account.queue.length > 0) {
+        const batch = account.queue.splice(0, this.maxBatch);
+        try {
+          await this.runBatch(orgId, account, batch);
+        } catch (error) {
+          for (const pending of batch) pending.reject(error);
+        }
+      }
+    } finally {
+      account.flushing = false;
+    }
+    this.maybeSnapshot(orgId, account);
+  }
+
+  private async runBatch(orgId: string, account: Account, batch: Pending[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const now = this.options.clock.now();
+      const occurredAt = now.toISOString();
+      const working = cloneAccountState(account.state);
+      const toAppend: EventToAppend[] = [];
+      const outcomes: AccountOutcome[] = [];
+      for (const pending of batch) {
+        const decision = decideAccount(working, pending.command, now);
+        if ('events' in decision) {
+          for (const event of decision.events) {
+            applyAccountEvent(working, event, occurredAt);
+            toAppend.push(envelope(orgId, event, occurredAt, pending.causedBy));
+          }
+        }
+        outcomes.push({ decision, balance: balanceOf(working), reserved: working.reserved });
+      }
+      if (toAppend.length === 0) {
+        batch.forEach((pending, index) => pending.resolve(outcomes[index]!));
+        return;
+      }
+      try {
+        const result = await this.options.store.append(accountStreamId(orgId), toAppend, { expectedRevision: account.revision });
+        account.state = working;
+        account.revision = result.nextExpectedRevision;
+        account.eventsSinceSnapshot += toAppend.length;
+        batch.forEach((pending, index) => pending.resolve(outcomes[index]!));
+        return;
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= this.maxAttempts) throw error;
+        // Another instance appended: learn what it did, then decide this batch again.
+        await this.catchUp(orgId, account);
+      }
+    }
+  }
+
+  private maybeSnapshot(orgId: string, account: Account): void {
+    if (account.eventsSinceSnapshot < this.snapshotEvery || account.revision === 'no_stream') return;
+    account.eventsSinceSnapshot = 0;
+    const snapshot = { state: cloneAccountState(account.state), revision: account.revision };
+    this.options.snapshots.save(orgId, snapshot).catch((error) => this.options.logger?.warn({ err: error, orgId }, 'account snapshot failed'));
+  }
+}
+
+/** Event ids derived from what the event is about make a retried append a no-op at the store. */
+function envelope(orgId: string, event: AccountEvent, occurredAt: string, causedBy: string): EventToAppend {
+  const subject =
+    event.type === 'CreditsAdded'
+      ? event.data.idempotencyKey ?? `${causedBy}:${occurredAt}`
+      : event.type === 'AccessRulesChanged'
+        ? `${event.data.stream}:${event.data.revision}`
+        : event.data.reservationId;
+  return {
+    id: deterministicUuid(`${accountStreamId(orgId)}:${event.type}:${subject}`),
+    type: event.type,
+    data: event.data,
+    metadata: { schemaVersion: 1, occurredAt, causedBy },
+  };
+}
