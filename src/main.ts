@@ -1,6 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { AccessCommands } from './access/access-commands.js';
+import { AccessDirectory } from './access/access-directory.js';
+import { adminRoutes } from './admin/admin-routes.js';
 import { resolveAdminToken } from './admin/admin-token.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { CatalogError } from './catalog/load-catalog.js';
@@ -10,7 +13,24 @@ import { DataDirLockedError } from './db/data-dir-lock.js';
 import { migrateToLatest, openPglite, openPostgres, type Database } from './db/database.js';
 import { createApp } from './http/app.js';
 import type { ReadinessCheck } from './http/health-routes.js';
+import { systemClock, type Clock } from './clock.js';
+import type { EventStore } from './eventstore/event-store.js';
+import { createEventStore } from './eventstore/create-event-store.js';
+import { BullMqScheduler } from './jobs/bullmq-scheduler.js';
+import { InProcessScheduler } from './jobs/in-process-scheduler.js';
+import type { JobScheduler } from './jobs/job-scheduler.js';
+import { AccountService } from './ledger/account-service.js';
+import { sweepExpiredReservations, SWEEP_INTERVAL_MS } from './ledger/reservation-sweeper.js';
+import { ProjectionRunner } from '../projections/projection-runner.js';
+import { eventCatalogue, projections } from '../projections/registry.js';
+import { AccountSnapshotStore } from './ledger/account-snapshot.js';
 import { createLogger, type Logger } from './logger.js';
+import { InFlightRequests } from './pipeline/in-flight-requests.js';
+import { textRoutes } from './pipeline/text-routes.js';
+import { UndiciProviderClient } from './providers/undici-provider-client.js';
+import { InProcessRateLimiter } from './ratelimit/in-process-rate-limiter.js';
+import type { RateLimiter } from './ratelimit/rate-limiter.js';
+import { RedisRateLimiter } from './ratelimit/redis-rate-limiter.js';
 import { connectRedis, createRedisClient } from './ratelimit/redis-client.js';
 
 /**
@@ -22,6 +42,10 @@ export interface Gateway {
   readonly server: Server;
   readonly catalog: CatalogStore;
   readonly database: Database;
+  readonly store: EventStore;
+  readonly accounts: AccountService;
+  readonly directory: AccessDirectory;
+  readonly commands: AccessCommands;
   readonly adminToken: string | undefined;
   /** Stops accepting, lets in-flight requests finish (up to SHUTDOWN_GRACE_MS), then closes the pools. */
   stop(): Promise<void>;
@@ -29,28 +53,96 @@ export interface Gateway {
 
 export interface StartOptions {
   logger?: Logger;
+  clock?: Clock;
 }
 
-export async function startGateway(config: Config, options: StartOptions = {}): Promise<Gateway> {
-  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
-  const mode = runtimeMode(config);
-  const catalog = await CatalogStore.open(config.CATALOG_FILE, logger);
+/**
+ * The gateway's state and domain services, without HTTP: what `startGateway` serves and what the admin
+ * CLI runs its commands on (one implementation for both).
+ */
+export interface Core {
+  readonly database: Database;
+  readonly store: EventStore;
+  readonly accounts: AccountService;
+  readonly directory: AccessDirectory;
+  readonly commands: AccessCommands;
+  readonly readiness: ReadinessCheck[];
+  readonly rateLimiter: RateLimiter;
+  /** Adds something to close (before the stores) when the core closes. */
+  track(release: () => Promise<unknown>): void;
+  close(): Promise<void>;
+}
 
+const RELEASE_TIMEOUT_MS = 5_000;
+
+export async function openCore(config: Config, logger: Logger, clock: Clock): Promise<Core> {
   const database = config.DATABASE_URL ? await openPostgres({ url: config.DATABASE_URL }) : await openPglite({ dataDir: config.DATA_DIR });
   const resources: Array<() => Promise<unknown>> = [() => database.close()];
-  const closeResources = async () => {
-    for (const close of resources.reverse()) await close().catch((error) => logger.warn({ err: error }, 'error while closing'));
+  // Each resource gets a bounded time to close: a client stuck reconnecting to a dead Redis or
+  // database must not keep the process from shutting down.
+  const close = async () => {
+    for (const release of resources.reverse()) {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), RELEASE_TIMEOUT_MS).unref()));
+      const outcome = await Promise.race([release().catch((error) => logger.warn({ err: error }, 'error while closing')), timedOut]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') logger.warn({ resource: release.name || 'resource' }, `did not close within ${RELEASE_TIMEOUT_MS} ms`);
+    }
   };
-
   try {
     await migrateToLatest(database);
     const readiness: ReadinessCheck[] = [{ name: 'database', check: () => database.ping() }];
+    let rateLimiter: RateLimiter = new InProcessRateLimiter(clock);
     if (config.REDIS_URL) {
       const redis = createRedisClient(config.REDIS_URL);
       resources.push(() => redis.quit().catch(() => redis.disconnect()));
       if (!(await connectRedis(redis))) logger.warn('Redis does not answer yet; retrying in the background');
       readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
+      rateLimiter = new RedisRateLimiter(redis, config.REDIS_PREFIX, clock);
     }
+    const store: EventStore = createEventStore(config, database);
+    resources.push(() => store.close());
+    if (config.EVENTSTORE_URL) readiness.push({ name: 'eventstore', check: () => store.ping() });
+    const accounts = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock, logger });
+    const directory = new AccessDirectory(store, logger);
+    resources.push(() => directory.stop());
+    await directory.start();
+    const commands = new AccessCommands(store, accounts, directory, clock);
+    return { database, store, accounts, directory, commands, readiness, rateLimiter, close, track: (release) => void resources.push(release) };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+export async function startGateway(config: Config, options: StartOptions = {}): Promise<Gateway> {
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  const clock = options.clock ?? systemClock;
+  const mode = runtimeMode(config);
+  const catalog = await CatalogStore.open(config.CATALOG_FILE, logger);
+  const core = await openCore(config, logger, clock);
+  const { database, store, accounts, directory, commands, readiness } = core;
+  const closeResources = () => core.close();
+
+  try {
+    // Read models follow the log in the background (one writer per projection across instances).
+    for (const projection of projections) {
+      const runner = new ProjectionRunner({
+        database,
+        store,
+        catalogue: eventCatalogue,
+        projection,
+        onError: (error) => logger.error({ err: error, projection: projection.name }, 'projection stopped'),
+      });
+      core.track(() => runner.stop());
+      await runner.start();
+    }
+    const scheduler: JobScheduler = config.REDIS_URL ? new BullMqScheduler(config.REDIS_URL, config.REDIS_PREFIX, logger) : new InProcessScheduler(logger);
+    core.track(() => scheduler.close());
+    await scheduler.every('expire-reservations', SWEEP_INTERVAL_MS, async () => {
+      const expired = await sweepExpiredReservations(database.kysely, accounts, clock);
+      if (expired > 0) logger.info({ expired }, 'expired reservations past their deadline');
+    });
 
     const admin = resolveAdminToken(config.ADMIN_TOKEN, mode === 'embedded' ? config.DATA_DIR : undefined);
     if (admin.generated) {
@@ -60,7 +152,16 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       logger.warn('ADMIN_TOKEN is not set: the admin HTTP API is off (the admin CLI still works)');
     }
 
-    const app = createApp({ logger, readiness, routers: [modelsRoutes(catalog)] });
+    const providers = new UndiciProviderClient();
+    core.track(() => providers.close());
+    const pipeline = { catalog, directory, accounts, rateLimiter: core.rateLimiter, providers, inFlight: new InFlightRequests(directory), clock, logger };
+    const app = createApp({
+      logger,
+      readiness,
+      routers: [
+        textRoutes(pipeline),
+modelsRoutes(catalog, directory, clock), adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely })],
+    });
     const server = createServer(app);
     // Longer than the usual load-balancer idle timeout, so the balancer closes idle connections first.
     server.keepAliveTimeout = 65_000;
@@ -88,7 +189,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         logger.info('gateway stopped');
       })());
 
-    return { url, server, catalog, database, adminToken: admin.token, stop };
+    return { url, server, catalog, database, store, accounts, directory, commands, adminToken: admin.token, stop };
   } catch (error) {
     await closeResources();
     throw error;

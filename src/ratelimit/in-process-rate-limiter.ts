@@ -3,49 +3,78 @@ import { RATE_WINDOW_MS, type Admission, type RateLimiter, type RateLimits } fro
 
 interface Entry {
   readonly at: number;
-  readonly requestId: string;
   tokens: number;
 }
 
-/** The embedded mode's limiter: the same sliding window as the Redis one, in this process's memory. */
+/** One subject's window: entries in admission order (a queue with a moving head), their token total, and an index by request id. */
+interface Window {
+  readonly entries: Entry[];
+  head: number;
+  tokens: number;
+  readonly byId: Map<string, Entry>;
+  readonly ids: string[];
+}
+
+/**
+ * The embedded mode's limiter: the same sliding window as the Redis one, in this process's memory, at a
+ * cost that does not grow with the requests in the window (only a refusal for tokens walks the entries).
+ */
 export class InProcessRateLimiter implements RateLimiter {
-  private readonly windows = new Map<string, Entry[]>();
+  private readonly windows = new Map<string, Window>();
 
   constructor(private readonly clock: Clock) {}
 
   async admit(subject: string, requestId: string, tokens: number, limits: RateLimits): Promise<Admission> {
     const now = this.clock.now().getTime();
-    const entries = this.window(subject, now);
-    if (entries.length + 1 > limits.requestsPerMinute) {
-      return { allowed: false, reason: 'requests', retryAfterMs: entries[entries.length - limits.requestsPerMinute]!.at + RATE_WINDOW_MS - now };
+    const window = this.window(subject, now);
+    const count = window.entries.length - window.head;
+    if (count + 1 > limits.requestsPerMinute) {
+      const freeing = window.entries[window.head + count - limits.requestsPerMinute]!;
+      return { allowed: false, reason: 'requests', retryAfterMs: freeing.at + RATE_WINDOW_MS - now };
     }
-    let used = entries.reduce((sum, entry) => sum + entry.tokens, 0);
-    if (used + tokens > limits.tokensPerMinute) {
+    if (window.tokens + tokens > limits.tokensPerMinute) {
       if (tokens > limits.tokensPerMinute) return { allowed: false, reason: 'tokens', retryAfterMs: RATE_WINDOW_MS };
-      for (const entry of entries) {
+      let used = window.tokens;
+      for (let index = window.head; index < window.entries.length; index++) {
+        const entry = window.entries[index]!;
         used -= entry.tokens;
         if (used + tokens <= limits.tokensPerMinute) return { allowed: false, reason: 'tokens', retryAfterMs: entry.at + RATE_WINDOW_MS - now };
       }
     }
-    entries.push({ at: now, requestId, tokens });
+    const entry: Entry = { at: now, tokens };
+    window.entries.push(entry);
+    window.ids.push(requestId);
+    window.byId.set(requestId, entry);
+    window.tokens += tokens;
     return { allowed: true };
   }
 
   async settle(subject: string, requestId: string, tokens: number): Promise<void> {
-    const entry = this.windows.get(subject)?.find((candidate) => candidate.requestId === requestId);
-    if (entry) entry.tokens = tokens;
+    const window = this.windows.get(subject);
+    const entry = window?.byId.get(requestId);
+    if (!window || !entry) return;
+    window.tokens += tokens - entry.tokens;
+    entry.tokens = tokens;
   }
 
   async close(): Promise<void> {
     this.windows.clear();
   }
 
-  private window(subject: string, now: number): Entry[] {
-    let entries = this.windows.get(subject);
-    if (!entries) this.windows.set(subject, (entries = []));
-    let expired = 0;
-    while (expired < entries.length && entries[expired]!.at <= now - RATE_WINDOW_MS) expired++;
-    if (expired > 0) entries.splice(0, expired);
-    return entries;
+  private window(subject: string, now: number): Window {
+    let window = this.windows.get(subject);
+    if (!window) this.windows.set(subject, (window = { entries: [], head: 0, tokens: 0, byId: new Map(), ids: [] }));
+    while (window.head < window.entries.length && window.entries[window.head]!.at <= now - RATE_WINDOW_MS) {
+      window.tokens -= window.entries[window.head]!.tokens;
+      window.byId.delete(window.ids[window.head]!);
+      window.head++;
+    }
+    // compact now and then, so the queue does not keep every request ever admitted
+    if (window.head > 1_024 && window.head * 2 > window.entries.length) {
+      window.entries.splice(0, window.head);
+      window.ids.splice(0, window.head);
+      window.head = 0;
+    }
+    return window;
   }
 }

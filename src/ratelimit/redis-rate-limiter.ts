@@ -3,49 +3,72 @@ import type { Clock } from '../clock.js';
 import { RATE_WINDOW_MS, type Admission, type RateLimiter, type RateLimits } from './rate-limiter.js';
 
 /**
- * The sliding window in Redis, decided by one Lua script (one round trip, atomic across instances).
- * A sorted set per subject: score = admission time (ms), member = `<requestId>:<tokens>`.
- * Returns {1} when admitted, or {0, retryAfterMs, reason}.
+ * The sliding window in Redis, decided by one Lua script (one round trip, atomic across instances), at a
+ * cost that does not grow with the requests in the window:
+ *   KEYS[1] sorted set: score = admission time (ms), member = `<requestId>:<tokens>`
+ *   KEYS[2] hash: requestId → member (so `settle` finds its entry without a scan)
+ *   KEYS[3] the running total of tokens in the window
+ * Expired entries are removed (their tokens subtracted) on each call; only a refusal for tokens walks the
+ * oldest entries to compute an honest Retry-After. Returns {1} when admitted, or {0, retryAfterMs, reason}.
  */
 const ADMIT = `
-local key, now, window = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])
+local entries, ids, total = KEYS[1], KEYS[2], KEYS[3]
+local now, window = tonumber(ARGV[1]), tonumber(ARGV[2])
 local rpm, tpm, tokens, id = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-local count = #entries / 2
-if count + 1 > rpm then
-  return {0, tonumber(entries[(count - rpm) * 2 + 2]) + window - now, 'requests'}
+local expired = redis.call('ZRANGEBYSCORE', entries, '-inf', now - window)
+if #expired > 0 then
+  local freed = 0
+  for i = 1, #expired do
+    local member = expired[i]
+    freed = freed + tonumber(string.match(member, ':(%d+)$'))
+    redis.call('HDEL', ids, string.match(member, '^(.*):%d+$'))
+  end
+  redis.call('ZREMRANGEBYSCORE', entries, '-inf', now - window)
+  redis.call('DECRBY', total, freed)
 end
-local used = 0
-for i = 1, #entries, 2 do used = used + tonumber(string.match(entries[i], ':(%d+)$')) end
+local count = redis.call('ZCARD', entries)
+if count + 1 > rpm then
+  local oldest = redis.call('ZRANGE', entries, count - rpm, count - rpm, 'WITHSCORES')
+  return {0, tonumber(oldest[2]) + window - now, 'requests'}
+end
+local used = tonumber(redis.call('GET', total) or '0')
 if used + tokens > tpm then
   if tokens > tpm then return {0, window, 'tokens'} end
-  for i = 1, #entries, 2 do
-    used = used - tonumber(string.match(entries[i], ':(%d+)$'))
-    if used + tokens <= tpm then return {0, tonumber(entries[i + 1]) + window - now, 'tokens'} end
+  local oldest = redis.call('ZRANGE', entries, 0, -1, 'WITHSCORES')
+  for i = 1, #oldest, 2 do
+    used = used - tonumber(string.match(oldest[i], ':(%d+)$'))
+    if used + tokens <= tpm then return {0, tonumber(oldest[i + 1]) + window - now, 'tokens'} end
   end
 end
-redis.call('ZADD', key, now, id .. ':' .. tokens)
-redis.call('PEXPIRE', key, window)
+local member = id .. ':' .. tokens
+redis.call('ZADD', entries, now, member)
+redis.call('HSET', ids, id, member)
+redis.call('INCRBY', total, tokens)
+redis.call('PEXPIRE', entries, window)
+redis.call('PEXPIRE', ids, window)
+redis.call('PEXPIRE', total, window)
 return {1}
 `;
 
 const SETTLE = `
-local key, id, tokens = KEYS[1], ARGV[1], ARGV[2]
-local members = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-for i = 1, #members, 2 do
-  if string.sub(members[i], 1, #id + 1) == id .. ':' then
-    redis.call('ZREM', key, members[i])
-    redis.call('ZADD', key, members[i + 1], id .. ':' .. tokens)
-    return 1
-  end
-end
-return 0
+local entries, ids, total = KEYS[1], KEYS[2], KEYS[3]
+local id, tokens = ARGV[1], tonumber(ARGV[2])
+local member = redis.call('HGET', ids, id)
+if not member then return 0 end
+local score = redis.call('ZSCORE', entries, member)
+if not score then return 0 end
+local before = tonumber(string.match(member, ':(%d+)$'))
+local replacement = id .. ':' .. tokens
+redis.call('ZREM', entries, member)
+redis.call('ZADD', entries, score, replacement)
+redis.call('HSET', ids, id, replacement)
+redis.call('INCRBY', total, tokens - before)
+return 1
 `;
 
 type ScriptedRedis = Redis & {
-  gatewayAdmit(key: string, ...args: Array<string | number>): Promise<[number, number?, string?]>;
-  gatewaySettle(key: string, ...args: Array<string | number>): Promise<number>;
+  gatewayAdmit(...keysAndArgs: Array<string | number>): Promise<[number, number?, string?]>;
+  gatewaySettle(...keysAndArgs: Array<string | number>): Promise<number>;
 };
 
 export class RedisRateLimiter implements RateLimiter {
@@ -56,15 +79,15 @@ export class RedisRateLimiter implements RateLimiter {
     private readonly prefix: string,
     private readonly clock: Clock,
   ) {
-    redis.defineCommand('gatewayAdmit', { numberOfKeys: 1, lua: ADMIT });
-    redis.defineCommand('gatewaySettle', { numberOfKeys: 1, lua: SETTLE });
+    redis.defineCommand('gatewayAdmit', { numberOfKeys: 3, lua: ADMIT });
+    redis.defineCommand('gatewaySettle', { numberOfKeys: 3, lua: SETTLE });
     this.redis = redis as ScriptedRedis;
   }
 
   async admit(subject: string, requestId: string, tokens: number, limits: RateLimits): Promise<Admission> {
     const now = this.clock.now().getTime();
     const [allowed, retryAfterMs, reason] = await this.redis.gatewayAdmit(
-      this.key(subject),
+      ...this.keys(subject),
       now,
       RATE_WINDOW_MS,
       limits.requestsPerMinute,
@@ -77,12 +100,14 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async settle(subject: string, requestId: string, tokens: number): Promise<void> {
-    await this.redis.gatewaySettle(this.key(subject), requestId, Math.max(0, Math.ceil(tokens)));
+    await this.redis.gatewaySettle(...this.keys(subject), requestId, Math.max(0, Math.ceil(tokens)));
   }
 
   async close(): Promise<void> {}
 
-  private key(subject: string): string {
-    return `${this.prefix}rate:${subject}`;
+  /** The three keys share a hash tag, so a Redis Cluster keeps them on one slot for the script. */
+  private keys(subject: string): [string, string, string] {
+    const base = `${this.prefix}rate:{${subject}}`;
+    return [`${base}:entries`, `${base}:ids`, `${base}:tokens`];
   }
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPglite } from '../../src/db/database.js';
 import { freePort } from '../support/test-services.js';
+import { AdminClient } from '../support/admin-client.js';
 
 /**
  * The real entry point (`src/main.ts`, what `npm start` runs after building) as a child process with no
@@ -64,10 +65,11 @@ describe('entry point (embedded mode, child process)', function () {
     const env = { PORT: String(await freePort()), DATA_DIR: dataDir, CATALOG_FILE: catalogFile };
     const first = spawnGateway(env);
     await waitForHealth(first);
-    const models = (await (await fetch(`${first.url}/v1/models`)).json()) as { data: unknown[] };
-    expect(models.data).to.have.length(7);
-    expect((await fetch(`${first.url}/readyz`)).status).to.equal(200);
     const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    const { secret } = await new AdminClient(first.url, token).organizationWithKey();
+    const models = (await (await fetch(`${first.url}/v1/models`, { headers: { 'x-api-key': secret } })).json()) as { data: unknown[] };
+    expect(models.data).to.have.length(8);
+    expect((await fetch(`${first.url}/readyz`)).status).to.equal(200);
     expect(first.output()).to.contain(`admin token (shown once`).and.to.contain(token);
     expect(await stopGateway(first)).to.equal(0);
 
@@ -92,7 +94,10 @@ describe('entry point (embedded mode, child process)', function () {
     const gateway = spawnGateway({ PORT: String(await freePort()), DATA_DIR: dataDir, CATALOG_FILE: catalogFile });
     try {
       await waitForHealth(gateway);
-      const ids = async () => ((await (await fetch(`${gateway.url}/v1/models`)).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
+      const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+      const { secret } = await new AdminClient(gateway.url, token).organizationWithKey();
+      const ids = async () =>
+        ((await (await fetch(`${gateway.url}/v1/models`, { headers: { 'x-api-key': secret } })).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
       expect(await ids()).not.to.include('local/second');
       writeFileSync(catalogFile, `${readFileSync(catalogFile, 'utf8')}  - id: local/second\n    category: text\n    pricing: { input_per_mtok: "1", output_per_mtok: "2" }\n`);
       gateway.child.kill('SIGHUP');

@@ -3,13 +3,16 @@ import { request as httpRequest } from 'node:http';
 import { startTestGateway } from '../support/test-gateway.js';
 import { testDatabaseUrl, testRedisUrl } from '../support/databases.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
+import { AdminClient } from '../support/admin-client.js';
 
 type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
 
 describe('foundation over HTTP', () => {
   let gateway: TestGateway;
+  let secret: string;
   before(async () => {
     gateway = await startTestGateway();
+    ({ secret } = await new AdminClient(gateway.url).organizationWithKey());
   });
   after(async () => {
     await gateway.dispose();
@@ -33,7 +36,7 @@ describe('foundation over HTTP', () => {
   });
 
   it('lists the catalog as an OpenAI model list with prices and categories', async () => {
-    const response = await fetch(`${gateway.url}/v1/models`);
+    const response = await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
     expect(response.status).to.equal(200);
     const body = (await response.json()) as { object: string; data: Array<Record<string, unknown>> };
     expect(body.object).to.equal('list');

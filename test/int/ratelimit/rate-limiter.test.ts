@@ -68,6 +68,19 @@ for (const [name, create] of adapters) {
       expect(await limiter.admit('key_s', 'gen-3', 20, limits)).to.deep.equal({ allowed: true });
     });
 
+    it('gives back the tokens of requests that left the window', async () => {
+      const limits = { requestsPerMinute: 1000, tokensPerMinute: 100 };
+      const start = clock.ms;
+      expect(await limiter.admit('key_w', 'gen-1', 60, limits)).to.deep.equal({ allowed: true });
+      clock.ms = start + 30_000;
+      expect(await limiter.admit('key_w', 'gen-2', 30, limits)).to.deep.equal({ allowed: true });
+      expect(await limiter.admit('key_w', 'gen-3', 30, limits)).to.deep.equal({ allowed: false, reason: 'tokens', retryAfterMs: 30_000 });
+      clock.ms = start + 60_000;
+      expect(await limiter.admit('key_w', 'gen-4', 60, limits), 'gen-1 left: 30 of 100 used').to.deep.equal({ allowed: true });
+      await limiter.settle('key_w', 'gen-1', 5); // gone from the window: changes nothing
+      expect(await limiter.admit('key_w', 'gen-5', 20, limits)).to.include({ allowed: false });
+    });
+
     it('refuses a single request larger than the whole token limit', async () => {
       expect(await limiter.admit('key_x', 'gen-1', 500, { requestsPerMinute: 10, tokensPerMinute: 100 })).to.deep.equal({
         allowed: false,

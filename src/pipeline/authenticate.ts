@@ -1,0 +1,59 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AccessDirectory } from '../access/access-directory.js';
+import type { KeyState } from '../access/key-decider.js';
+import { hashKeySecret } from '../access/key-secret.js';
+import type { OrganizationState } from '../access/organization-decider.js';
+import { keyStatus } from '../admin/admin-records.js';
+import { GatewayError } from '../errors/gateway-error.js';
+
+export interface Caller {
+  readonly key: KeyState;
+  readonly organization: OrganizationState;
+  /** The space the spend is assigned to (`X-Service-Space`), when the request names one. */
+  readonly spaceId: string | null;
+}
+
+/**
+ * Spec 5: the key comes in `Authorization: Bearer <key>` or `x-api-key: <key>` (either is enough).
+ * Missing, unknown, revoked or expired → 401 invalid_api_key; a blocked organization → 403.
+ * One hash and one map lookup; the directory is kept current by events only.
+ */
+export function authenticate(headers: IncomingHttpHeaders, directory: AccessDirectory, now: Date): Caller {
+  const secret = presentedSecret(headers);
+  if (!secret) throw new GatewayError('invalid_api_key', 'no API key: send Authorization: Bearer <key> or x-api-key: <key>');
+  const key = directory.keyBySecretHash(hashKeySecret(secret));
+  if (!key) throw new GatewayError('invalid_api_key');
+  const status = keyStatus(key, now);
+  if (status !== 'valid') throw new GatewayError('invalid_api_key', `the API key is ${status}`);
+  const organization = directory.organization(key.orgId);
+  if (!organization?.exists) throw new GatewayError('invalid_api_key');
+  if (organization.status !== 'active') throw new GatewayError('account_blocked');
+  return { key, organization, spaceId: spaceOf(headers, organization) };
+}
+
+function presentedSecret(headers: IncomingHttpHeaders): string | undefined {
+  const authorization = headers.authorization;
+  if (authorization) {
+    const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+    if (match) return match[1]!.trim();
+  }
+  const apiKey = headers['x-api-key'];
+  const value = Array.isArray(apiKey) ? apiKey[0] : apiKey;
+  return value?.trim() || undefined;
+}
+
+/** `X-Service-Space` must name a space of the key's own organization (issue: spaces header). */
+function spaceOf(headers: IncomingHttpHeaders, organization: OrganizationState): string | null {
+  const header = headers['x-service-space'];
+  const spaceId = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!spaceId) return null;
+  if (!organization.spaces.has(spaceId)) {
+    throw new GatewayError('invalid_space', `X-Service-Space ${spaceId} is not a space of this organization`);
+  }
+  return spaceId;
+}
+
+/** Whether the key may use the model (an absent list allows every model of the catalog). */
+export function keyAllowsModel(key: KeyState, modelId: string): boolean {
+  return key.models === null || key.models.includes(modelId);
+}

@@ -1,0 +1,27 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { OrganizationState } from '../access/organization-decider.js';
+import { GatewayError } from '../errors/gateway-error.js';
+
+/**
+ * `X-PII-Masking` (spec 4.1, 5.6): `on|true|1` asks for masking, `off|false|0` declines it, anything else
+ * is `400 invalid_pii_masking_header`; `on` needs the organization's option (`403 pii_masking_not_enabled`);
+ * without the header the organization's setting applies.
+ *
+ * The masker itself is not built yet. Sending personal data unmasked to a provider after a client asked
+ * for masking would be the worst outcome, so a request that would be masked is refused with
+ * `400 pii_masking_unsupported_endpoint` until it is; every other request answers `X-PII-Masking: off`.
+ */
+export type PiiMasking = 'applied' | 'off';
+
+export function piiMaskingFor(headers: IncomingHttpHeaders, organization: OrganizationState): PiiMasking {
+  const header = headers['x-pii-masking'];
+  const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
+  let requested: boolean;
+  if (value === undefined || value === '') requested = organization.piiMasking;
+  else if (value === 'on' || value === 'true' || value === '1') requested = true;
+  else if (value === 'off' || value === 'false' || value === '0') requested = false;
+  else throw new GatewayError('invalid_pii_masking_header', `X-PII-Masking must be one of on, off, true, false, 1, 0 (got ${JSON.stringify(value)})`);
+  if (!requested) return 'off';
+  if (!organization.piiMasking) throw new GatewayError('pii_masking_not_enabled');
+  throw new GatewayError('pii_masking_unsupported_endpoint', 'PII masking is not available on this gateway yet; send X-PII-Masking: off to proceed without it');
+}

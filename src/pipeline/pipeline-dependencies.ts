@@ -1,0 +1,20 @@
+import type { AccessDirectory } from '../access/access-directory.js';
+import type { CatalogStore } from '../catalog/catalog-store.js';
+import type { Clock } from '../clock.js';
+import type { AccountService } from '../ledger/account-service.js';
+import type { Logger } from '../logger.js';
+import type { ProviderClient } from '../providers/provider-client.js';
+import type { RateLimiter } from '../ratelimit/rate-limiter.js';
+import type { InFlightRequests } from './in-flight-requests.js';
+
+/** What every endpoint of the pipeline runs on. */
+export interface PipelineDependencies {
+  readonly catalog: CatalogStore;
+  readonly directory: AccessDirectory;
+  readonly accounts: AccountService;
+  readonly rateLimiter: RateLimiter;
+  readonly providers: ProviderClient;
+  readonly inFlight: InFlightRequests;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}

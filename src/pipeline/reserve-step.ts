@@ -1,0 +1,100 @@
+import type { LimitPair } from '../access/access-events.js';
+import type { AccessDirectory } from '../access/access-directory.js';
+import type { CatalogModel } from '../catalog/catalog.js';
+import type { Clock } from '../clock.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ReserveLimits, SpendLimits } from '../ledger/account-decider.js';
+import type { SpendOwner } from '../ledger/account-events.js';
+import type { AccountService } from '../ledger/account-service.js';
+import { formatUsd } from '../ledger/money.js';
+import { authenticate, keyAllowsModel, type Caller } from './authenticate.js';
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** How long past the provider's own timeout a reservation may stay open before the sweeper expires it. */
+const DEADLINE_MARGIN_MS = 60_000;
+
+export interface Reservation {
+  readonly orgId: string;
+  readonly reservationId: string;
+  readonly owner: SpendOwner;
+  readonly amount: bigint;
+  /** The caller as of the reserve (a stale-access retry may have refreshed it). */
+  readonly caller: Caller;
+}
+
+export interface ReserveInput {
+  readonly requestId: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly caller: Caller;
+  readonly model: CatalogModel;
+  readonly amount: bigint;
+  /** Appends to a 402's message on endpoints with an output cap (spec: a smaller cap lowers the reserve). */
+  readonly capHint: string | undefined;
+}
+
+/**
+ * Reserves the request's money in one decision of the account (balance and every limit). When the
+ * account says this instance decided on older access data (a key revoked or re-limited through another
+ * instance, see the access fence), the key and organization are read again, authentication and
+ * permissions are checked again, and the reserve is retried.
+ */
+export async function reserveFunds(accounts: AccountService, directory: AccessDirectory, clock: Clock, input: ReserveInput): Promise<Reservation> {
+  let caller = input.caller;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const { key, organization } = caller;
+    const employee = key.employeeId ? organization.employees.get(key.employeeId) : undefined;
+    const teamId = employee?.teamId ?? null;
+    const owner: SpendOwner = { keyId: key.keyId, employeeId: key.employeeId, teamId, spaceId: caller.spaceId };
+    const streams = directory.accessStreamsOf(key);
+    const outcome = await accounts.execute(
+      organization.orgId,
+      {
+        type: 'ReserveFunds',
+        reservationId: input.requestId,
+        owner,
+        model: input.model.id,
+        category: input.model.category,
+        amount: input.amount,
+        deadline: new Date(clock.now().getTime() + input.model.provider.timeoutMs + DEADLINE_MARGIN_MS),
+        limits: limitsFor(caller, input.model),
+        accessRevisions: Object.fromEntries(streams.map((stream) => [stream, directory.revision(stream)])),
+      },
+      input.requestId,
+    );
+    const { decision } = outcome;
+    if ('events' in decision) return { orgId: organization.orgId, reservationId: input.requestId, owner, amount: input.amount, caller };
+    if ('rejection' in decision) {
+      const refusal = decision.rejection;
+      if (refusal.status === 402 && input.capHint) {
+        throw new GatewayError(refusal.code, `${refusal.message} (this request reserves ${formatUsd(input.amount)} USD; ${input.capHint})`);
+      }
+      throw refusal;
+    }
+    await directory.refresh(decision.stale.map(({ stream }) => stream));
+    caller = authenticate(input.headers, directory, clock.now());
+    if (!keyAllowsModel(caller.key, input.model.id)) throw new GatewayError('model_not_allowed');
+  }
+  throw new GatewayError('service_unavailable', 'access rules kept changing during the request; retry it', { retryAfterSeconds: 1 });
+}
+
+function limitsFor(caller: Caller, model: CatalogModel): ReserveLimits {
+  const { key, organization } = caller;
+  const employee = key.employeeId ? organization.employees.get(key.employeeId) : undefined;
+  const team = employee?.teamId ? organization.teams.get(employee.teamId) : undefined;
+  return {
+    key: spendLimits(key.limits.overall),
+    keyByType: spendLimits(key.limits.byType[model.category]),
+    keyByModel: spendLimits(key.limits.byModel[model.id]),
+    employee: spendLimits(employee?.spendLimits),
+    team: spendLimits(team?.spendLimits),
+    organization: spendLimits(organization.spendLimits),
+  };
+}
+
+function spendLimits(pair: LimitPair | undefined): SpendLimits | undefined {
+  if (!pair || (pair.daily === null && pair.monthly === null)) return undefined;
+  return {
+    ...(pair.daily === null ? {} : { daily: BigInt(pair.daily) }),
+    ...(pair.monthly === null ? {} : { monthly: BigInt(pair.monthly) }),
+  };
+}

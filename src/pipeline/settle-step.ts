@@ -1,0 +1,87 @@
+import { countTokens } from 'gpt-tokenizer';
+import type { CatalogModel } from '../catalog/catalog.js';
+import { costOfUsage } from '../catalog/pricing.js';
+import { estimateInputTokens } from '../catalog/reserve-estimate.js';
+import type { CanonicalStreamEvent } from '../formats/canonical/canonical-stream-event.js';
+import type { Usage } from '../formats/canonical/canonical-usage.js';
+import type { FormatName } from '../formats/canonical/format-name.js';
+import { formatCodecs } from '../formats/format-codecs.js';
+import type { SseEvent } from '../formats/sse-event.js';
+import type { ReleaseReason, UsageRecord } from '../ledger/account-events.js';
+import type { AccountService } from '../ledger/account-service.js';
+import type { Logger } from '../logger.js';
+import type { Reservation } from './reserve-step.js';
+
+/** How a request's reservation ends. */
+export type Closing =
+  | { readonly kind: 'settle'; readonly usage: UsageRecord }
+  | { readonly kind: 'release'; readonly reason: ReleaseReason }
+  | { readonly kind: 'cut_off'; readonly usage: UsageRecord };
+
+/**
+ * Closes the reservation: settles the real cost, releases it in full, or cuts it off. A failure is retried
+ * a few times; if the account stays unreachable the reservation is left to the sweeper, which expires it
+ * at its deadline (the money returns to the organization; the loss is ours, never the client's).
+ */
+export async function closeReservation(accounts: AccountService, model: CatalogModel, reservation: Reservation, closing: Closing, logger: Logger): Promise<void> {
+  const { orgId, reservationId } = reservation;
+  const command =
+    closing.kind === 'release'
+      ? ({ type: 'ReleaseReservation', reservationId, reason: closing.reason } as const)
+      : closing.kind === 'settle'
+        ? ({ type: 'SettleReservation', reservationId, cost: costOfUsage(model, closing.usage), usage: closing.usage } as const)
+        : ({ type: 'CutOffReservation', reservationId, cost: costOfUsage(model, closing.usage), usage: closing.usage } as const);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await accounts.execute(orgId, command, reservationId);
+      return;
+    } catch (error) {
+      if (attempt >= 3) {
+        logger.error({ err: error, reservationId, orgId }, 'could not close a reservation; the sweeper will expire it');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
+export function usageRecord(usage: Usage): UsageRecord {
+  return {
+    inputTokens: usage.inputTokens,
+    cachedInputTokens: usage.cachedInputTokens,
+    cacheWriteTokens: usage.cacheWriteTokens,
+    outputTokens: usage.outputTokens,
+    reasoningTokens: usage.reasoningTokens,
+  };
+}
+
+/**
+ * The provider reported no usage (peer-pitfalls: spend recorded as zero): count it. The input is the
+ * reserve's upper bound; the output is every string of the answer, tokenized with the same margin.
+ */
+export function countedResponseUsage(inputTokens: number, responseBody: unknown): UsageRecord {
+  return { inputTokens, outputTokens: estimateInputTokens(responseBody, new Set(['id', 'model', 'object', 'type', 'role'])), counted: true };
+}
+
+/** The same for a stream: the provider events received, decoded, and their text, reasoning and tool arguments counted. */
+export function countedStreamUsage(inputTokens: number, providerFormat: FormatName, received: readonly SseEvent[]): UsageRecord {
+  const decoder = formatCodecs[providerFormat].createDecoder();
+  const events: CanonicalStreamEvent[] = [];
+  let text = '';
+  const collect = () => {
+    for (const event of events) {
+      if (event.type === 'text_delta' || event.type === 'reasoning_delta') text += JSON.parse(event.text) as string;
+      else if (event.type === 'tool_call_delta') text += JSON.parse(event.arguments) as string;
+    }
+    events.length = 0;
+  };
+  for (const event of received) {
+    try {
+      decoder.push(event, events);
+    } catch {
+      // a malformed provider event adds nothing countable
+    }
+    collect();
+  }
+  return { inputTokens, outputTokens: Math.ceil((countTokens(text, { disallowedSpecial: new Set() }) * 5) / 4), counted: true };
+}
