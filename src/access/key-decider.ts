@@ -68,3 +68,12 @@ export function decideKey(state: KeyState, command: KeyCommand, organization: Or
       return state.revoked ? [] : [{ type: 'KeyRevoked', data: {} }];
   }
 }
+
+export type KeyStatus = 'valid' | 'revoked' | 'expired';
+
+/** A key's status at `now`: expiry is a matter of time, so it is derived, never stored. */
+export function keyStatus(key: KeyState, now: Date): KeyStatus {
+  if (key.revoked) return 'revoked';
+  if (key.expiresAt !== null && new Date(key.expiresAt) <= now) return 'expired';
+  return 'valid';
+}

@@ -1,5 +1,5 @@
 import type { KeyLimits, LimitPair } from '../access/access-events.js';
-import type { KeyState } from '../access/key-decider.js';
+import { keyStatus, type KeyState } from '../access/key-decider.js';
 import type { OrganizationState } from '../access/organization-decider.js';
 import { formatUsd, parseUsd } from '../ledger/money.js';
 import type { KeyLimitsBody, LimitPairBody } from './admin-schemas.js';
@@ -33,14 +33,6 @@ export function renderKeyLimits(limits: KeyLimits) {
     by_type: Object.fromEntries(Object.entries(limits.byType).map(([category, pair]) => [category, renderLimitPair(pair)])),
     by_model: Object.fromEntries(Object.entries(limits.byModel).map(([model, pair]) => [model, renderLimitPair(pair)])),
   };
-}
-
-export type KeyStatus = 'valid' | 'revoked' | 'expired';
-
-export function keyStatus(key: KeyState, now: Date): KeyStatus {
-  if (key.revoked) return 'revoked';
-  if (key.expiresAt !== null && new Date(key.expiresAt) <= now) return 'expired';
-  return 'valid';
 }
 
 export function renderKey(key: KeyState, now: Date) {

@@ -85,8 +85,8 @@ export function adminRoutes(deps: AdminDependencies): Router {
   router.post('/admin/v1/organizations/:org/credits', async (req, res) => {
     const input = parseBody(creditsBody, body(res));
     const idempotencyKey = req.get('idempotency-key')?.trim() || undefined;
-    const balance = await commands.addCredits(req.params.org, parseUsd(input.amount_usd), idempotencyKey, actor);
-    res.json(renderOrganization(await commands.loadOrganization(req.params.org), { balance, reserved: (await accounts.balance(req.params.org)).reserved }));
+    await commands.addCredits(req.params.org, parseUsd(input.amount_usd), idempotencyKey, actor);
+    res.json(await organizationRecord(req.params.org));
   });
 
   router.get('/admin/v1/organizations/:org/spend', async (req, res) => {

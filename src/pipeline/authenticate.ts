@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AccessDirectory } from '../access/access-directory.js';
-import type { KeyState } from '../access/key-decider.js';
+import { keyStatus, type KeyState } from '../access/key-decider.js';
 import { hashKeySecret } from '../access/key-secret.js';
 import type { OrganizationState } from '../access/organization-decider.js';
-import { keyStatus } from '../admin/admin-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 
 export interface Caller {

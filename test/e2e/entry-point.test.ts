@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { openPglite } from '../../src/db/database.js';
 import { freePort } from '../support/test-services.js';
 import { AdminClient } from '../support/admin-client.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * The real entry point (`src/main.ts`, what `npm start` runs after building) as a child process with no
@@ -127,15 +128,3 @@ describe('entry point (embedded mode, child process)', function () {
   });
 });
 
-async function eventually(assertion: () => Promise<unknown>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await assertion();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}

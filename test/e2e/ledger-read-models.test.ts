@@ -7,17 +7,9 @@ import type { AccountCommand } from '../../src/ledger/account-decider.js';
 import { AdminClient } from '../support/admin-client.js';
 import { startTestGateway } from '../support/test-gateway.js';
 import { replayAccounts } from '../support/ledger-audit.js';
+import { eventually } from '../support/eventually.js';
 
 type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
-
-async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('ledger read models, spend report and reservation sweeper', function () {
   this.timeout(60_000);
@@ -30,18 +22,12 @@ describe('ledger read models, spend report and reservation sweeper', function ()
   after(async () => {
     // the balance equation from the log, against the service's view of every account (the log shows an
     // event once every older transaction has ended, so allow it a moment to become visible)
-    for (let attempt = 0; ; attempt++) {
-      try {
-        for (const [orgId, account] of await replayAccounts(gateway.store)) {
-          const known = await gateway.accounts.balance(orgId);
-          expect({ balance: known.balance, reserved: known.reserved }, orgId).to.deep.equal({ balance: account.balance, reserved: account.reserved });
-        }
-        break;
-      } catch (error) {
-        if (attempt >= 40) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(async () => {
+      for (const [orgId, account] of await replayAccounts(gateway.store)) {
+        const known = await gateway.accounts.balance(orgId);
+        expect({ balance: known.balance, reserved: known.reserved }, orgId).to.deep.equal({ balance: account.balance, reserved: account.reserved });
       }
-    }
+    }, 2_000);
     await gateway.dispose();
   });
 
@@ -68,10 +54,11 @@ describe('ledger read models, spend report and reservation sweeper', function ()
     await run(reserve('gen-r3', '1', { keyId }), 'gen-r3');
     await run({ type: 'ReleaseReservation', reservationId: 'gen-r3', reason: 'provider_error' }, 'gen-r3');
 
-    const byModel = await eventually(
-      () => admin.ok('GET', `/organizations/${orgId}/spend?group_by=model`),
-      (report) => report.data.length === 2 && report.data.reduce((n: number, row: { requests: number }) => n + row.requests, 0) === 3,
-    );
+    let byModel: any;
+    await eventually(async () => {
+      byModel = await admin.ok('GET', `/organizations/${orgId}/spend?group_by=model`);
+      expect(byModel.data.reduce((n: number, row: { requests: number }) => n + row.requests, 0)).to.equal(3);
+    });
     expect(byModel.total_usd).to.equal('0.29');
     expect(byModel.data).to.deep.equal([
       { model: 'openai/gpt-4o-mini', cost_usd: '0.25', requests: 2 },
@@ -115,17 +102,17 @@ describe('ledger read models, spend report and reservation sweeper', function ()
     await gateway.accounts.execute(orgId, reserve('gen-late', '0.8', { keyId }, 'openai/gpt-4o-mini', new Date(Date.now() - 1_000)), 'gen-late');
     await gateway.accounts.execute(orgId, reserve('gen-fresh', '0.1', { keyId }), 'gen-fresh');
     expect((await gateway.accounts.balance(orgId)).available).to.equal(parseUsd('0.1'));
-    await eventually(
-      () => sql<{ n: number }>`select count(*)::int as n from requests where org_id = ${orgId}`.execute(gateway.database.kysely),
-      (result) => result.rows[0]!.n === 2,
-    );
+    await eventually(async () => {
+      const result = await sql<{ n: number }>`select count(*)::int as n from requests where org_id = ${orgId}`.execute(gateway.database.kysely);
+      expect(result.rows[0]!.n).to.equal(2);
+    });
     expect(await sweepExpiredReservations(gateway.database.kysely, gateway.accounts, systemClock)).to.be.at.least(1);
     expect(await gateway.accounts.balance(orgId)).to.deep.equal({ balance: parseUsd('1'), reserved: parseUsd('0.1'), available: parseUsd('0.9') });
     // a second sweep finds nothing more to do for this account
-    await eventually(
-      () => sql<{ status: string }>`select status from requests where request_id = 'gen-late'`.execute(gateway.database.kysely),
-      (result) => result.rows[0]?.status === 'expired',
-    );
+    await eventually(async () => {
+      const result = await sql<{ status: string }>`select status from requests where request_id = 'gen-late'`.execute(gateway.database.kysely);
+      expect(result.rows[0]?.status).to.equal('expired');
+    });
     expect((await admin.ok('GET', `/organizations/${orgId}`)).reserved_usd).to.equal('0.10');
   });
 });

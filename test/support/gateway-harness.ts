@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-providers/fake-anthropic-provider.js';
 import { startFakeOpenAi, type FakeOpenAi } from './fake-providers/fake-openai-provider.js';
 import { AdminClient } from './admin-client.js';
+import { eventually } from './eventually.js';
 import { replayAccounts } from './ledger-audit.js';
 import { FAKE_ANTHROPIC_KEY, FAKE_OPENAI_KEY, startTestGateway } from './test-gateway.js';
 import { parseUsd } from '../../src/ledger/money.js';
@@ -44,21 +45,14 @@ export async function startGatewayHarness(env: Record<string, string> = {}): Pro
       }
     },
     async checkLedger() {
-      // The log shows a committed event to readers once every older transaction has ended (the xmin
-      // horizon), so an event committed a moment ago may not be visible yet: compare until it is.
-      for (let attempt = 0; ; attempt++) {
-        try {
-          for (const [orgId, account] of await replayAccounts(gateway.store)) {
-            const shown = await admin.ok('GET', `/organizations/${orgId}`);
-            const balance = parseUsd(shown.balance_usd.replace('-', '')) * (shown.balance_usd.startsWith('-') ? -1n : 1n);
-            expect({ balance, reserved: parseUsd(shown.reserved_usd) }, orgId).to.deep.equal({ balance: account.balance, reserved: account.reserved });
-          }
-          return;
-        } catch (error) {
-          if (attempt >= 40) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 50));
+      // readAll shows an event committed a moment ago only once every older transaction has ended
+      await eventually(async () => {
+        for (const [orgId, account] of await replayAccounts(gateway.store)) {
+          const shown = await admin.ok('GET', `/organizations/${orgId}`);
+          const balance = parseUsd(shown.balance_usd.replace('-', '')) * (shown.balance_usd.startsWith('-') ? -1n : 1n);
+          expect({ balance, reserved: parseUsd(shown.reserved_usd) }, orgId).to.deep.equal({ balance: account.balance, reserved: account.reserved });
         }
-      }
+      }, 2_000);
     },
     async close() {
       await gateway.dispose();
