@@ -12,7 +12,7 @@ interface AppendRow {
 
 /**
  * One append in one statement (one round trip): `append_events` checks the expected revision, the event
- * ids, moves the stream's revision, inserts the batch and notifies listeners (its SQL and the reasoning:
+ * ids, moves the stream's revision and inserts the batch (its SQL and the reasoning:
  * src/db/migrations/0001-event-store.ts).
  *
  * `db` may be a transaction only if this is its first write: the global order is the transaction id, and

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type {
   AppendResult,
@@ -24,7 +25,7 @@ export interface PostgresEventStoreOptions {
   readonly pollIntervalMs?: number;
 }
 
-/** The channel `append_events` notifies after each append (payload empty: listeners just re-read). */
+/** The channel the store notifies after appends (payload empty: listeners just re-read). */
 export const APPENDED_CHANNEL = 'event_store_appended';
 
 /**
@@ -38,6 +39,8 @@ export class PostgresEventStore implements EventStore {
   private readonly wakers = new Set<() => void>();
   private readonly subscriptions = new Set<Subscription>();
   private unlisten: Promise<(() => Promise<void>) | undefined> | undefined;
+  private notifying: Promise<void> | undefined;
+  private notifyAgain = false;
   private closed = false;
 
   constructor(
@@ -48,8 +51,10 @@ export class PostgresEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
   }
 
-  append(streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
-    return appendToStream(this.database.kysely, streamId, events, options.expectedRevision);
+  async append(streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    const result = await appendToStream(this.database.kysely, streamId, events, options.expectedRevision);
+    this.announceAppend();
+    return result;
   }
 
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
@@ -107,6 +112,7 @@ export class PostgresEventStore implements EventStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.notifying;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
     this.subscriptions.clear();
     const unlisten = await this.unlisten?.catch(() => undefined);
@@ -126,5 +132,31 @@ export class PostgresEventStore implements EventStore {
         return undefined;
       });
     return () => void this.wakers.delete(wake);
+  }
+
+  /**
+   * Wakes this store's subscriptions at once and tells other processes with a NOTIFY after the commit.
+   * Appends that commit while a NOTIFY is on its way share the next one: listeners re-read the log, so
+   * one wake-up covers any number of appends, and a burst costs at most two round trips, not one each.
+   * A lost NOTIFY only delays the others until their next poll.
+   */
+  private announceAppend(): void {
+    for (const waker of this.wakers) waker();
+    if (this.notifying) {
+      this.notifyAgain = true;
+      return;
+    }
+    this.notifying = this.notifyOthers().finally(() => (this.notifying = undefined));
+  }
+
+  private async notifyOthers(): Promise<void> {
+    do {
+      this.notifyAgain = false;
+      try {
+        await sql`select pg_notify(${APPENDED_CHANNEL}, '')`.execute(this.database.kysely);
+      } catch {
+        return; // the database is away: subscriptions poll
+      }
+    } while (this.notifyAgain);
   }
 }

@@ -128,6 +128,8 @@ export class PostgresSubscription implements Subscription {
   }
 
   private sleep(ms: number): Promise<void> {
+    // Stopped while a read was in flight: the wake-up of `halt` went to no sleeper.
+    if (this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       timer.unref();

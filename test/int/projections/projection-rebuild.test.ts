@@ -62,7 +62,9 @@ for (const kind of DATABASE_KINDS) {
       expect(result.generation).to.equal(2);
       expect(result.eventsProcessed).to.equal(BigInt(log.eventCount));
       expect(result.retired).to.deep.equal([1]);
-      expect(reads.filter((read) => read.duringRebuild).length, 'reads answered while the rebuild ran').to.be.at.least(3);
+      // PGlite is one session: a read gets its turn only between the rebuild's own queries and transactions,
+      // so there are few of them; on Postgres they run side by side.
+      expect(reads.filter((read) => read.duringRebuild).length, 'reads answered while the rebuild ran').to.be.at.least(kind === 'pglite' ? 1 : 3);
       for (const read of reads) expect(read.dump).to.equal(before);
       expect(await dumpViews()).to.equal(before);
       expect(await dumpTable(kit.database, 'rm_sample_balances_2.sample_balances')).to.equal(before.split('\n--\n')[0]);

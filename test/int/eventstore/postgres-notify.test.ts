@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { migrateToLatest, openPostgres, type Database } from '../../../src/db/database.js';
+import type { RecordedEvent } from '../../../src/eventstore/event-store.js';
+import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store.js';
+import { createScratchDatabase } from '../../support/databases.js';
+
+/**
+ * The Postgres store notifies after the commit, not inside the append (src/db/migrations/0001-event-store.ts
+ * says why). A subscriber in another process, here a second store on its own pool and LISTEN connection,
+ * must still wake on the NOTIFY: both stores poll only once a minute, so only the notification can
+ * deliver within the test's time.
+ */
+describe('Postgres event store notifications', function () {
+  this.timeout(20_000);
+  let drop: () => Promise<void>;
+  const databases: Database[] = [];
+  let writer: PostgresEventStore;
+  let reader: PostgresEventStore;
+
+  before(async () => {
+    const scratch = await createScratchDatabase('es_notify');
+    drop = scratch.drop;
+    for (let i = 0; i < 2; i++) databases.push(await openPostgres({ url: scratch.url, poolSize: 4 }));
+    await migrateToLatest(databases[0]!);
+    writer = new PostgresEventStore(databases[0]!, { pollIntervalMs: 60_000 });
+    reader = new PostgresEventStore(databases[1]!, { pollIntervalMs: 60_000 });
+  });
+
+  after(async () => {
+    await Promise.all([writer?.close(), reader?.close()]);
+    await Promise.all(databases.map((database) => database.close()));
+    await drop?.();
+  });
+
+  const event = (n: number) => ({ id: randomUUID(), type: 'Noted', data: { n }, metadata: { schemaVersion: 1, occurredAt: new Date().toISOString(), causedBy: 'system:test' } });
+
+  it('wakes a subscriber of another store on each burst of appends, with no poll in between', async () => {
+    const seen: RecordedEvent[] = [];
+    let wake: (() => void) | undefined;
+    const subscription = reader.subscribe({ from: await reader.headPosition() }, (recorded) => {
+      seen.push(recorded);
+      wake?.();
+    });
+    try {
+      await subscription.caughtUp();
+      for (const burst of [1, 25]) {
+        const before = seen.length;
+        const arrived = new Promise<void>((resolve) => {
+          wake = () => seen.length >= before + burst && resolve();
+        });
+        // Concurrent appends to separate streams: they share NOTIFYs, and the last one must still be announced.
+        await Promise.all(Array.from({ length: burst }, (_, i) => writer.append(`note-${randomUUID()}`, [event(i)], { expectedRevision: 'no_stream' })));
+        const timedOut = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 10_000).unref());
+        expect(await Promise.race([arrived.then(() => 'arrived' as const), timedOut])).to.equal('arrived');
+      }
+    } finally {
+      await subscription.stop();
+    }
+  });
+
+  it('wakes its own subscribers after an append', async () => {
+    const seen: RecordedEvent[] = [];
+    const subscription = writer.subscribe({ from: await writer.headPosition() }, (recorded) => void seen.push(recorded));
+    try {
+      await subscription.caughtUp();
+      await writer.append(`note-${randomUUID()}`, [event(1)], { expectedRevision: 'no_stream' });
+      await subscription.caughtUp();
+      expect(seen).to.have.length(1);
+    } finally {
+      await subscription.stop();
+    }
+  });
+});
