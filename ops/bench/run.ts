@@ -6,7 +6,9 @@
  * event store and read models, Redis) ≥ 0.50 × the bare proxy's throughput; embedded mode (PGlite,
  * in-process limits) ≥ 0.20 ×. Each server runs in its own process; the load generator (autocannon)
  * runs in this one. Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (64), BENCH_POSTGRES_URL,
- * BENCH_REDIS_URL, BENCH_PROFILE=1 writes a CPU profile of the production gateway to .bench/.
+ * BENCH_REDIS_URL, BENCH_PROFILE=1 writes a CPU profile of the production gateway to .bench/,
+ * BENCH_ONLY=proxy,production (any of direct, proxy, production, embedded) loads only those targets
+ * (the bare proxy is always measured: it is the floor of the ratios).
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -20,6 +22,7 @@ import { withBenchDatabase } from './bench-database.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'direct,proxy,production,embedded').split(',').concat('proxy'));
 const ADMIN_TOKEN = `bench-admin-${randomBase62(20)}`;
 const BODY = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello in one short sentence.' }], max_tokens: 64 });
 
@@ -113,22 +116,23 @@ try {
     started.push(fake);
     const proxy = await startProcess(['--import', 'tsx', 'ops/bench/serve.ts', 'bare-proxy', String(await freePort()), fake.url], {}, /listening (\S+)/);
     started.push(proxy);
-    const production = await startGateway(
-      { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: `gwbench:${randomBase62(6)}:`, ...(process.env.BENCH_PROFILE ? { PROFILE: '1' } : {}) },
-      fake.url,
-      join(directory, 'production'),
-    );
-    started.push(production.running);
-    const embedded = await startGateway({}, fake.url, join(directory, 'embedded'));
-    started.push(embedded.running);
+    const production = ONLY.has('production')
+      ? await startGateway(
+          { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: `gwbench:${randomBase62(6)}:`, ...(process.env.BENCH_PROFILE ? { PROFILE: '1' } : {}) },
+          fake.url,
+          join(directory, 'production'),
+        )
+      : undefined;
+    if (production) started.push(production.running);
+    const embedded = ONLY.has('embedded') ? await startGateway({}, fake.url, join(directory, 'embedded')) : undefined;
+    if (embedded) started.push(embedded.running);
 
-    const results = [
-      await load('direct (fake provider)', `${fake.url}/chat/completions`, {}),
-      await load('bare pass-through proxy', `${proxy.url}/chat/completions`, {}),
-      await load('gateway, production mode', `${production.running.url}/v1/chat/completions`, { authorization: `Bearer ${production.key}` }),
-      await load('gateway, embedded mode', `${embedded.running.url}/v1/chat/completions`, { authorization: `Bearer ${embedded.key}` }),
-    ];
-    const floor = results[1]!;
+    const results: Result[] = [];
+    if (ONLY.has('direct')) results.push(await load('direct (fake provider)', `${fake.url}/chat/completions`, {}));
+    const floor = await load('bare pass-through proxy', `${proxy.url}/chat/completions`, {});
+    results.push(floor);
+    if (production) results.push(await load('gateway, production mode', `${production.running.url}/v1/chat/completions`, { authorization: `Bearer ${production.key}` }));
+    if (embedded) results.push(await load('gateway, embedded mode', `${embedded.running.url}/v1/chat/completions`, { authorization: `Bearer ${embedded.key}` }));
     console.log(`\nnon-streaming chat completions, ${CONNECTIONS} connections, ${SECONDS} s each, billing on (one run, same fake provider)\n`);
     console.log('| target | req/s | × bare proxy | p50 ms | p99 ms | p50 added vs proxy | errors |');
     console.log('|---|---|---|---|---|---|---|');

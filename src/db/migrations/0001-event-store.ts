@@ -128,7 +128,13 @@ const statements = [
            (array_agg(e.global_sequence order by b.ordinality desc))[1]
       into v_found, v_offsets, v_first, last_revision, last_transaction_id, last_sequence
       from jsonb_array_elements(p_events) with ordinality as b (doc, ordinality)
-      join events e on e.stream_id = p_stream_id and e.event_id = (b.doc ->> 'id')::uuid;
+      -- One index probe per event of the batch. As a plain join, the planner (with statistics from when
+      -- the stream was short) hashed the whole stream on every append, which grew with the account's history.
+      cross join lateral (
+        select x.revision, x.transaction_id, x.global_sequence from events x
+         where x.stream_id = p_stream_id and x.event_id = (b.doc ->> 'id')::uuid
+         limit 1
+      ) e;
     if v_found = 0 then
       return;
     end if;
