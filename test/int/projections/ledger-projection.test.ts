@@ -1,0 +1,177 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { ledgerProjection } from '../../../projections/ledger-projection.js';
+import { ProjectionRunner } from '../../../projections/projection-runner.js';
+import { eventCatalogue } from '../../../projections/registry.js';
+import type { EventToAppend } from '../../../src/eventstore/event-store.js';
+import { DATABASE_KINDS } from '../../support/databases.js';
+import { dumpTable, openProjectionKit, resetDatabase, type ProjectionKit } from './projection-test-kit.js';
+
+/**
+ * The ledger read models fold each batch of account events into a few statements. The same log, read
+ * one event per batch and all in one batch, must give the same rows, and those rows must be what the
+ * events say, counted here one event at a time: requests closed in the batch that opened them and in a
+ * later one, every way a reservation closes, closings of requests that are not open (ignored), and
+ * spend on the day of the reserve even when the request closes the next day.
+ */
+interface Expected {
+  balances: Map<string, { credits: bigint; settled: bigint; reserved: bigint }>;
+  requests: Map<string, { status: string; cost: bigint | null }>;
+  spend: Map<string, { cost: bigint; requests: number }>;
+}
+
+interface Reservation {
+  org: string;
+  id: string;
+  amount: bigint;
+  keyId: string;
+  spaceId: string | null;
+  model: string;
+  day: string;
+}
+
+function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] }>; expected: Expected } {
+  const expected: Expected = { balances: new Map(), requests: new Map(), spend: new Map() };
+  const appends: Array<{ stream: string; events: EventToAppend[] }> = [];
+  const open = new Map<string, Reservation>();
+  const balance = (org: string) => {
+    let row = expected.balances.get(org);
+    if (!row) expected.balances.set(org, (row = { credits: 0n, settled: 0n, reserved: 0n }));
+    return row;
+  };
+  const event = (type: string, data: object, occurredAt: string): EventToAppend => ({
+    id: randomUUID(),
+    type,
+    data,
+    metadata: { schemaVersion: 1, occurredAt, causedBy: 'system:test' },
+  });
+  const close = (reservation: Reservation, kind: 'settle' | 'cut_off' | 'release' | 'expire', cost: bigint, at: string): EventToAppend => {
+    open.delete(reservation.id);
+    const row = balance(reservation.org);
+    row.reserved -= reservation.amount;
+    row.settled += cost;
+    expected.requests.set(reservation.id, { status: { settle: 'settled', cut_off: 'cut_off', release: 'released', expire: 'expired' }[kind], cost });
+    const spendKey = [reservation.org, reservation.day, reservation.keyId, reservation.spaceId ?? '', reservation.model].join('|');
+    const spend = expected.spend.get(spendKey) ?? { cost: 0n, requests: 0 };
+    spend.cost += cost;
+    spend.requests += 1;
+    expected.spend.set(spendKey, spend);
+    const usage = { inputTokens: 10, outputTokens: Number(cost % 1000n) };
+    const data =
+      kind === 'settle'
+        ? { reservationId: reservation.id, cost: String(cost), usage, overrun: cost > reservation.amount ? String(cost - reservation.amount) : '0' }
+        : kind === 'cut_off'
+          ? { reservationId: reservation.id, cost: String(cost), usage }
+          : kind === 'release'
+            ? { reservationId: reservation.id, reason: 'provider_error' }
+            : { reservationId: reservation.id };
+    const type = { settle: 'ReservationSettled', cut_off: 'ReservationCutOff', release: 'ReservationReleased', expire: 'ReservationExpired' }[kind];
+    return event(type, data, at);
+  };
+
+  let sequence = 0;
+  for (let round = 0; round < 30; round++) {
+    // The last rounds happen the next day: requests opened the day before still count for their own day.
+    const at = round < 25 ? `2026-11-20T23:${String(round).padStart(2, '0')}:00.000Z` : `2026-11-21T00:0${round - 25}:00.000Z`;
+    for (const org of ['org_a', 'org_b', 'org_c']) {
+      const events: EventToAppend[] = [];
+      if (round % 10 === 0) {
+        const amount = 5_000_000_000n + BigInt(round);
+        events.push(event('CreditsAdded', { amount: String(amount), idempotencyKey: null }, at));
+        balance(org).credits += amount;
+      }
+      for (let i = 0; i < 3; i++) {
+        const id = `gen-${org}-${sequence++}`;
+        const reservation: Reservation = {
+          org,
+          id,
+          amount: 1_000_000n + BigInt(sequence),
+          keyId: `key_${sequence % 2}`,
+          spaceId: sequence % 3 === 0 ? 'space_x' : null,
+          model: sequence % 4 === 0 ? 'anthropic/claude' : 'openai/gpt',
+          day: at.slice(0, 10),
+        };
+        const { keyId, spaceId, model, amount } = reservation;
+        events.push(event('FundsReserved', { reservationId: id, keyId, employeeId: null, teamId: null, spaceId, model, category: 'text', amount: String(amount), deadline: at }, at));
+        open.set(id, reservation);
+        balance(org).reserved += amount;
+        expected.requests.set(id, { status: 'open', cost: null });
+        // One of three closes in the append that opened it; the others stay open for a later round.
+        if (i === 0) events.push(close(reservation, 'settle', 700_000n + BigInt(sequence), at));
+      }
+      // Close some that earlier rounds opened, each way a reservation can close.
+      const older = [...open.values()].filter((reservation) => reservation.org === org && !events.some((e) => (e.data as { reservationId?: string }).reservationId === reservation.id));
+      const kinds = ['settle', 'cut_off', 'release', 'expire'] as const;
+      older.slice(0, 2).forEach((reservation, index) => {
+        const kind = kinds[(round + index) % kinds.length]!;
+        // An overrun now and then: a cost above the reserve.
+        const cost = kind === 'settle' ? (round % 7 === 0 ? reservation.amount + 5n : 600_000n) : kind === 'cut_off' ? 123_456n : 0n;
+        const closing = close(reservation, kind, cost, at);
+        events.push(closing);
+        // A second closing of the same request changes nothing (the decider never writes one; a projection tolerates it).
+        if (round === 7 && index === 0) events.push({ ...closing, id: randomUUID() });
+      });
+      if (round === 3) events.push(event('ReservationExpired', { reservationId: 'gen-never-opened' }, at));
+      if (round === 4) events.push(event('AccessRulesChanged', { stream: 'key-key_1', revision: '3' }, at));
+      appends.push({ stream: `account-${org}`, events });
+    }
+  }
+  return { appends, expected };
+}
+
+for (const kind of DATABASE_KINDS) {
+  describe(`ledger projection on ${kind}`, function () {
+    this.timeout(60_000);
+    let kit: ProjectionKit;
+    const { appends, expected } = buildLog();
+
+    before(async () => {
+      kit = await openProjectionKit(kind);
+    });
+    after(async () => {
+      await kit.dispose();
+    });
+
+    async function project(batchSize: number): Promise<string> {
+      await resetDatabase(kit.database);
+      for (const view of ledgerProjection.tables) await sql`drop view if exists ${sql.id('public', view)}`.execute(kit.database.kysely);
+      for (const { stream, events } of appends) await kit.store.append(stream, events, { expectedRevision: 'any' });
+      const runner = new ProjectionRunner({ database: kit.database, store: kit.store, catalogue: eventCatalogue, projection: ledgerProjection, batchSize });
+      await runner.start();
+      await runner.caughtUp();
+      await runner.stop();
+      return (await Promise.all(ledgerProjection.tables.map((table) => dumpTable(kit.database, table)))).join('\n--\n');
+    }
+
+    it('gives the same rows whether a batch holds one event or all of them, and those rows are what the events say', async () => {
+      const oneByOne = await project(1);
+      const allAtOnce = await project(10_000);
+      expect(allAtOnce).to.equal(oneByOne);
+
+      const db = kit.database.kysely;
+      const { rows: balances } = await sql<{ org_id: string; credits: string; settled: string; reserved: string; balance: string }>`
+        select org_id, credits::text, settled::text, reserved::text, balance::text from balances order by org_id`.execute(db);
+      expect(balances).to.deep.equal(
+        [...expected.balances].sort(([a], [b]) => a.localeCompare(b)).map(([org, row]) => ({
+          org_id: org,
+          credits: String(row.credits),
+          settled: String(row.settled),
+          reserved: String(row.reserved),
+          balance: String(row.credits - row.settled),
+        })),
+      );
+
+      const { rows: requests } = await sql<{ request_id: string; status: string; cost: string | null }>`select request_id, status, cost::text from requests`.execute(db);
+      expect(new Map(requests.map((row) => [row.request_id, { status: row.status, cost: row.cost === null ? null : BigInt(row.cost) }]))).to.deep.equal(expected.requests);
+      expect(requests.filter((row) => row.status === 'open').length).to.be.greaterThan(0);
+
+      const { rows: spend } = await sql<{ org_id: string; day: string; key_id: string; space_id: string; model: string; cost: string; requests: string }>`
+        select org_id, to_char(day, 'YYYY-MM-DD') as day, key_id, space_id, model, cost::text, requests::text from spend_daily`.execute(db);
+      expect(new Map(spend.map((row) => [[row.org_id, row.day, row.key_id, row.space_id, row.model].join('|'), { cost: BigInt(row.cost), requests: Number(row.requests) }]))).to.deep.equal(
+        expected.spend,
+      );
+      expect(new Set(spend.map((row) => row.day))).to.deep.equal(new Set(['2026-11-20', '2026-11-21']));
+    });
+  });
+}
