@@ -12,7 +12,7 @@
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '../../src/ids/random-id.js';
@@ -91,13 +91,45 @@ interface Result {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU time of the target's own process per request, in µs (Linux; undefined elsewhere). */
+  processCpuUs: number | undefined;
+  /** CPU time of the whole machine per request, the load generator's excluded, in µs. */
+  machineCpuUs: number | undefined;
 }
 
-async function load(name: string, url: string, headers: Record<string, string>): Promise<Result> {
+/** CPU seconds used by a process so far (utime + stime from /proc, in ticks of 1/100 s), or undefined off Linux. */
+function processCpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid ?? 'self'}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds the machine has spent busy so far (every core), or undefined off Linux. */
+function machineCpuSeconds(): number | undefined {
+  try {
+    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+    return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+async function load(name: string, url: string, headers: Record<string, string>, target: ChildProcess | undefined): Promise<Result> {
   const options = { url, method: 'POST' as const, headers: { 'content-type': 'application/json', ...headers }, body: BODY, connections: CONNECTIONS };
   await autocannon({ ...options, duration: 2 }); // warm-up: JIT, pools, caches
+  const before = { target: processCpuSeconds(target?.pid), machine: machineCpuSeconds(), generator: processCpuSeconds(undefined) };
   const result = await autocannon({ ...options, duration: SECONDS });
+  const after = { target: processCpuSeconds(target?.pid), machine: machineCpuSeconds(), generator: processCpuSeconds(undefined) };
+  const perRequestUs = (seconds: number | undefined) => (seconds === undefined || result.requests.total === 0 ? undefined : (seconds * 1e6) / result.requests.total);
+  const spent = (key: keyof typeof before) => (before[key] === undefined || after[key] === undefined ? undefined : after[key]! - before[key]!);
+  const generator = spent('generator');
+  const machine = spent('machine');
   return {
+    processCpuUs: perRequestUs(spent('target')),
+    machineCpuUs: perRequestUs(machine === undefined || generator === undefined ? undefined : machine - generator),
     name,
     requests: result.requests.total,
     perSecond: result.requests.average,
@@ -128,19 +160,25 @@ try {
     if (embedded) started.push(embedded.running);
 
     const results: Result[] = [];
-    if (ONLY.has('direct')) results.push(await load('direct (fake provider)', `${fake.url}/chat/completions`, {}));
-    const floor = await load('bare pass-through proxy', `${proxy.url}/chat/completions`, {});
+    if (ONLY.has('direct')) results.push(await load('direct (fake provider)', `${fake.url}/chat/completions`, {}, fake.child));
+    const floor = await load('bare pass-through proxy', `${proxy.url}/chat/completions`, {}, proxy.child);
     results.push(floor);
-    if (production) results.push(await load('gateway, production mode', `${production.running.url}/v1/chat/completions`, { authorization: `Bearer ${production.key}` }));
-    if (embedded) results.push(await load('gateway, embedded mode', `${embedded.running.url}/v1/chat/completions`, { authorization: `Bearer ${embedded.key}` }));
+    if (production) {
+      results.push(await load('gateway, production mode', `${production.running.url}/v1/chat/completions`, { authorization: `Bearer ${production.key}` }, production.running.child));
+    }
+    if (embedded) {
+      results.push(await load('gateway, embedded mode', `${embedded.running.url}/v1/chat/completions`, { authorization: `Bearer ${embedded.key}` }, embedded.running.child));
+    }
     console.log(`\nnon-streaming chat completions, ${CONNECTIONS} connections, ${SECONDS} s each, billing on (one run, same fake provider)\n`);
-    console.log('| target | req/s | × bare proxy | p50 ms | p99 ms | p50 added vs proxy | errors |');
-    console.log('|---|---|---|---|---|---|---|');
+    console.log('| target | req/s | × bare proxy | p50 ms | p99 ms | p50 added vs proxy | errors | CPU µs/req, own process | CPU µs/req, whole machine |');
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    const micros = (value: number | undefined) => (value === undefined ? 'n/a' : String(Math.round(value)));
     for (const result of results) {
       console.log(
-        `| ${result.name} | ${Math.round(result.perSecond)} | ${(result.perSecond / floor.perSecond).toFixed(2)} | ${result.p50} | ${result.p99} | ${result === floor ? '-' : `${(result.p50 - floor.p50).toFixed(1)} ms`} | ${result.errors} |`,
+        `| ${result.name} | ${Math.round(result.perSecond)} | ${(result.perSecond / floor.perSecond).toFixed(2)} | ${result.p50} | ${result.p99} | ${result === floor ? '-' : `${(result.p50 - floor.p50).toFixed(1)} ms`} | ${result.errors} | ${micros(result.processCpuUs)} | ${micros(result.machineCpuUs)} |`,
       );
     }
+    console.log('\nCPU per request: the target process alone, and the whole machine (every process and the kernel, the load generator excepted).');
     console.log('\ntargets: production ≥ 0.50 × bare proxy, embedded ≥ 0.20 ×');
   });
 } finally {

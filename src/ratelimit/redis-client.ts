@@ -3,11 +3,14 @@ import { Redis } from 'ioredis';
 /**
  * A Redis connection for request-path work (rate limits, readiness). The offline queue is off so that a
  * Redis outage fails fast instead of parking requests; ioredis keeps reconnecting in the background.
+ * Commands issued in the same turn of the event loop go out in one write (auto-pipelining): under load
+ * the rate-limit calls of many requests share a syscall instead of paying one each.
  * BullMQ makes its own connections (it needs `maxRetriesPerRequest: null`).
  */
 export function createRedisClient(url: string): Redis {
   const client = new Redis(url, {
     lazyConnect: true,
+    enableAutoPipelining: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
