@@ -6,7 +6,7 @@ import { runProjectionsCommand } from './projections-command.js';
 import { eventCatalogue, projections } from './registry.js';
 
 /**
- * `npm run projections -- status | rebuild [name]`, configured like the gateway: DATABASE_URL (else
+ * `npm run projections -- status | rebuild [name] | run`, configured like the gateway: DATABASE_URL (else
  * PGlite in DATA_DIR) for read models and checkpoints, EVENTSTORE_URL for EventStoreDB (else the Postgres
  * event store on the same database). In the embedded mode the gateway holds DATA_DIR, so stop it first.
  */
@@ -26,6 +26,10 @@ async function main(): Promise<number> {
         projections,
         out: (line) => process.stdout.write(`${line}\n`),
         err: (line) => process.stderr.write(`${line}\n`),
+        untilStopped: new Promise<void>((resolve) => {
+          process.once('SIGTERM', resolve);
+          process.once('SIGINT', resolve);
+        }),
       });
     } finally {
       await store.close();

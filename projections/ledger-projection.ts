@@ -181,7 +181,14 @@ export const ledgerProjection = defineProjection({
   },
 });
 
-/** The open requests that this batch closes but did not open (opened by an earlier batch). */
+/**
+ * The open requests that this batch closes but did not open (opened by an earlier batch).
+ *
+ * "Open" is `closed_at is null` here and in `closeRequests`, not `status = 'open'`: with the status the
+ * planner picks the partial index of open requests, which holds an entry for every request closed since the
+ * last vacuum (thousands a second on a busy gateway), and walks them all on every batch. The two are the
+ * same: a request gets its closing time when it stops being open.
+ */
 async function openRequestsClosedBy(trx: Transaction<object>, events: readonly LedgerEvent[]): Promise<Map<string, RequestRow>> {
   const openedHere = new Set<string>();
   const wanted: string[] = [];
@@ -194,7 +201,7 @@ async function openRequestsClosedBy(trx: Transaction<object>, events: readonly L
     select request_id, org_id, key_id, employee_id, team_id, space_id, model, category, reserved::text as reserved, deadline::text as deadline,
            status, cost::text as cost, overrun::text as overrun, usage::text as usage, reserved_at::text as reserved_at, closed_at::text as closed_at,
            to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD') as day
-      from requests where request_id = any(${wanted}::text[]) and status = 'open'`.execute(trx);
+      from requests where request_id = any(${wanted}::text[]) and closed_at is null`.execute(trx);
   return new Map(rows.map((row) => [row.request_id, row]));
 }
 
@@ -211,7 +218,7 @@ async function closeRequests(trx: Transaction<object>, rows: readonly RequestRow
   const closings = rows.map(({ request_id, status, cost, overrun, usage, closed_at }) => ({ request_id, status, cost, overrun, usage, closed_at }));
   await sql`update requests r set status = v.status, cost = v.cost, overrun = v.overrun, usage = v.usage::jsonb, closed_at = v.closed_at
     from jsonb_to_recordset(${JSON.stringify(closings)}::jsonb) as v(request_id text, status text, cost numeric, overrun numeric, usage text, closed_at timestamptz)
-    where r.request_id = v.request_id and r.status = 'open'`.execute(trx);
+    where r.request_id = v.request_id and r.closed_at is null`.execute(trx);
 }
 
 async function addToBalances(trx: Transaction<object>, balances: ReadonlyMap<string, BalanceDelta>): Promise<void> {

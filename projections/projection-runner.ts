@@ -16,9 +16,17 @@ export interface ProjectionRunnerOptions {
   readonly generation?: 'active' | number;
   /** Most events per transaction. */
   readonly batchSize?: number;
+  /**
+   * Once caught up, how often the runner reads new events (ms, default 100). Each read becomes one
+   * transaction: under a steady stream of requests, reading on every append cost a transaction per
+   * append; a tenth of a second of delay lets one transaction take them all.
+   */
+  readonly readIntervalMs?: number;
   /** Called once if the runner stops on an error (unknown event, data that fits no schema, a bug in the row updates). */
   readonly onError?: (error: ProjectionFailedError) => void;
 }
+
+const DEFAULT_READ_INTERVAL_MS = 100;
 
 /** The runner stopped; `cause` says why, the message says where. The checkpoint stays before the failing event. */
 export class ProjectionFailedError extends Error {
@@ -219,7 +227,7 @@ class RunnerSession {
     this.batchSize = options.batchSize ?? 500;
     this.handled = new Set(options.projection.handles.map((definition) => definition.type));
     this.subscription = options.store.subscribe(
-      { from: (this.position as GlobalPosition | null) ?? 'start' },
+      { from: (this.position as GlobalPosition | null) ?? 'start', minReadIntervalMs: options.readIntervalMs ?? DEFAULT_READ_INTERVAL_MS },
       (event) => this.receive(event),
       (error) => this.halt(error),
     );

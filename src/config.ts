@@ -34,6 +34,11 @@ const configSchema = z.object({
   CATALOG_FILE: z.string().trim().min(1).default('ops/catalog.example.yaml'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * `in-process`: the gateway keeps the read models up to date itself. `off`: a separate worker does
+   * (`npm run projections -- run`), so that their work does not share the gateway's event loop.
+   */
+  PROJECTIONS: z.enum(['in-process', 'off']).default('in-process'),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -53,6 +58,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0] ?? 'environment');
     throw new ConfigError(`invalid configuration: ${variable}=${JSON.stringify(env[variable] ?? '')}: ${issue.message}`);
+  }
+  if (parsed.data.PROJECTIONS === 'off' && !parsed.data.DATABASE_URL) {
+    // PGlite in DATA_DIR opens in one process only: no worker could follow the log beside the gateway.
+    throw new ConfigError('invalid configuration: PROJECTIONS="off": needs DATABASE_URL (in the embedded mode the gateway alone opens DATA_DIR, so it runs the projections)');
   }
   return parsed.data;
 }

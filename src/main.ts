@@ -21,6 +21,7 @@ import { InProcessScheduler } from './jobs/in-process-scheduler.js';
 import type { JobScheduler } from './jobs/job-scheduler.js';
 import { AccountService } from './ledger/account-service.js';
 import { sweepExpiredReservations, SWEEP_INTERVAL_MS } from './ledger/reservation-sweeper.js';
+import { ensureActiveGeneration } from '../projections/projection-generations.js';
 import { ProjectionRunner } from '../projections/projection-runner.js';
 import { eventCatalogue, projections } from '../projections/registry.js';
 import { AccountSnapshotStore } from './ledger/account-snapshot.js';
@@ -125,8 +126,13 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const closeResources = () => core.close();
 
   try {
-    // Read models follow the log in the background (one writer per projection across instances).
+    // Read models follow the log in the background (one writer per projection across instances), here or
+    // in a projection worker; the tables exist from the first start either way, for the admin reports.
     for (const projection of projections) {
+      if (config.PROJECTIONS === 'off') {
+        await ensureActiveGeneration(database, projection);
+        continue;
+      }
       const runner = new ProjectionRunner({
         database,
         store,

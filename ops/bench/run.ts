@@ -7,8 +7,9 @@
  * in-process limits) ≥ 0.20 ×. Each server runs in its own process; the load generator (autocannon)
  * runs in this one. Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (64), BENCH_POSTGRES_URL,
  * BENCH_REDIS_URL, BENCH_PROFILE=1 writes a CPU profile of the production gateway to .bench/,
- * BENCH_ONLY=proxy,production (any of direct, proxy, production, embedded) loads only those targets
- * (the bare proxy is always measured: it is the floor of the ratios).
+ * BENCH_ONLY=proxy,production (any of direct, proxy, production, worker, embedded) loads only those
+ * targets (the bare proxy is always measured: it is the floor of the ratios). `worker` is production mode
+ * with PROJECTIONS=off and the projection worker in its own process (`npm run projections -- run`).
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,7 +23,7 @@ import { withBenchDatabase } from './bench-database.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'direct,proxy,production,embedded').split(',').concat('proxy'));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'direct,proxy,production,worker,embedded').split(',').concat('proxy'));
 const ADMIN_TOKEN = `bench-admin-${randomBase62(20)}`;
 const BODY = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello in one short sentence.' }], max_tokens: 64 });
 
@@ -51,6 +52,7 @@ function startProcess(args: string[], env: Record<string, string>, ready: RegExp
 }
 
 async function stop(running: Running): Promise<void> {
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return; // 'exit' would never come
   running.child.kill('SIGTERM');
   await new Promise((resolve) => running.child.once('exit', resolve));
 }
@@ -143,7 +145,7 @@ const directory = mkdtempSync(join(tmpdir(), 'gw-bench-'));
 mkdirSync('.bench', { recursive: true });
 const started: Running[] = [];
 try {
-  await withBenchDatabase('gateway', async (databaseUrl) => {
+  await withBenchDatabase('gateway', (databaseUrl) => withBenchDatabase('worker', async (workerDatabaseUrl) => {
     const fake = await startProcess(['--import', 'tsx', 'ops/bench/serve.ts', 'fake-provider'], {}, /listening (\S+)/);
     started.push(fake);
     const proxy = await startProcess(['--import', 'tsx', 'ops/bench/serve.ts', 'bare-proxy', String(await freePort()), fake.url], {}, /listening (\S+)/);
@@ -156,6 +158,13 @@ try {
         )
       : undefined;
     if (production) started.push(production.running);
+    const split = ONLY.has('worker')
+      ? await startGateway({ DATABASE_URL: workerDatabaseUrl, PROJECTIONS: 'off', REDIS_URL, REDIS_PREFIX: `gwbench:${randomBase62(6)}:` }, fake.url, join(directory, 'worker'))
+      : undefined;
+    if (split) {
+      started.push(split.running);
+      started.push(await startProcess([...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', '.bench'] : []), '--import', 'tsx', 'projections/cli.ts', 'run'], { DATABASE_URL: workerDatabaseUrl }, /(following the event log)/));
+    }
     const embedded = ONLY.has('embedded') ? await startGateway({}, fake.url, join(directory, 'embedded')) : undefined;
     if (embedded) started.push(embedded.running);
 
@@ -165,6 +174,9 @@ try {
     results.push(floor);
     if (production) {
       results.push(await load('gateway, production mode', `${production.running.url}/v1/chat/completions`, { authorization: `Bearer ${production.key}` }, production.running.child));
+    }
+    if (split) {
+      results.push(await load('gateway, production mode, projection worker', `${split.running.url}/v1/chat/completions`, { authorization: `Bearer ${split.key}` }, split.running.child));
     }
     if (embedded) {
       results.push(await load('gateway, embedded mode', `${embedded.running.url}/v1/chat/completions`, { authorization: `Bearer ${embedded.key}` }, embedded.running.child));
@@ -180,7 +192,7 @@ try {
     }
     console.log('\nCPU per request: the target process alone, and the whole machine (every process and the kernel, the load generator excepted).');
     console.log('\ntargets: production ≥ 0.50 × bare proxy, embedded ≥ 0.20 ×');
-  });
+  }));
 } finally {
   for (const running of started.reverse()) await stop(running).catch(() => {});
   rmSync(directory, { recursive: true, force: true });

@@ -66,6 +66,12 @@ export interface SubscribeOptions {
   readonly from?: GlobalPosition | 'start';
   /** Only streams whose id starts with one of these prefixes (e.g. `account-`). */
   readonly streamPrefixes?: readonly string[];
+  /**
+   * Once caught up, read the log at most this often (ms; default 0: on every append). For readers that
+   * gain from larger batches more than from fresher data, such as read models under a steady stream of
+   * appends. Stores that push events (EventStoreDB) may ignore it.
+   */
+  readonly minReadIntervalMs?: number;
 }
 
 export interface Subscription {

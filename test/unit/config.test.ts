@@ -17,6 +17,11 @@ describe('config', () => {
     expect(runtimeMode(loadConfig({ DATABASE_URL: 'postgres://db/gateway' }))).to.equal('production');
   });
 
+  it('runs the projections in the gateway unless told a worker does', () => {
+    expect(loadConfig({}).PROJECTIONS).to.equal('in-process');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/gateway', PROJECTIONS: 'off' }).PROJECTIONS).to.equal('off');
+  });
+
   const bad: Array<[Record<string, string>, string, RegExp]> = [
     [{ PORT: 'eighty' }, 'PORT', /number/i],
     [{ PORT: '70000' }, 'PORT', /65535/],
@@ -25,6 +30,9 @@ describe('config', () => {
     [{ EVENTSTORE_URL: 'http://x:2113' }, 'EVENTSTORE_URL', /esdb:\/\//],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN', /16 characters/],
+    [{ PROJECTIONS: 'elsewhere' }, 'PROJECTIONS', /in-process/],
+    // embedded mode: only the gateway can open DATA_DIR, so no worker could project beside it
+    [{ PROJECTIONS: 'off' }, 'PROJECTIONS', /needs DATABASE_URL/],
   ];
   for (const [env, variable, reason] of bad) {
     it(`stops on a bad ${variable} with one line naming it`, () => {

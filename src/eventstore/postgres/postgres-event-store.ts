@@ -78,7 +78,13 @@ export class PostgresEventStore implements EventStore {
     };
     const subscription = new PostgresSubscription(
       source,
-      { from: options.from ?? 'start', streamPrefixes: options.streamPrefixes, batchSize: this.batchSize, pollIntervalMs: this.pollIntervalMs },
+      {
+        from: options.from ?? 'start',
+        streamPrefixes: options.streamPrefixes,
+        batchSize: this.batchSize,
+        pollIntervalMs: this.pollIntervalMs,
+        minReadIntervalMs: options.minReadIntervalMs ?? 0,
+      },
       handler,
       (error) => {
         this.subscriptions.delete(subscription);

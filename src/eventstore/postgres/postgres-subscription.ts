@@ -17,6 +17,8 @@ export interface PostgresSubscriptionOptions {
   readonly batchSize: number;
   /** Fallback when a notification is lost (listener reconnecting) or none is sent. */
   readonly pollIntervalMs: number;
+  /** Once caught up, the shortest time between two reads (0: read on every notification). */
+  readonly minReadIntervalMs: number;
 }
 
 interface CaughtUpWaiter {
@@ -75,10 +77,18 @@ export class PostgresSubscription implements Subscription {
   }
 
   private async run(): Promise<void> {
-    const { batchSize, pollIntervalMs, streamPrefixes } = this.options;
+    const { batchSize, pollIntervalMs, streamPrefixes, minReadIntervalMs } = this.options;
     let failures = 0;
     let gatedDelay = 0;
+    let caughtUpAt: number | undefined;
     while (!this.stopped) {
+      // Woken right after a short page: let appends gather so that the next read takes them together.
+      if (caughtUpAt !== undefined && minReadIntervalMs > 0) {
+        const wait = caughtUpAt + minReadIntervalMs - Date.now();
+        if (wait > 0) await this.sleep(wait, { ignoreWakes: true });
+        if (this.stopped) return;
+      }
+      caughtUpAt = undefined;
       this.notified = false;
       let page: GlobalPage;
       try {
@@ -110,6 +120,7 @@ export class PostgresSubscription implements Subscription {
       // and sockets (the gateway's HTTP server in the embedded mode) until it caught up.
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (page.scanned >= batchSize) continue;
+      caughtUpAt = Date.now();
       if (page.horizon > this.scannedBelow) this.scannedBelow = page.horizon;
       this.settleWaiters();
       if (this.notified) continue;
@@ -127,17 +138,19 @@ export class PostgresSubscription implements Subscription {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
+  /** Sleeps until the time is up, an append is announced (unless `ignoreWakes`), or the subscription stops. */
+  private sleep(ms: number, options: { ignoreWakes?: boolean } = {}): Promise<void> {
     // Stopped while a read was in flight: the wake-up of `halt` went to no sleeper.
     if (this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       timer.unref();
+      const stopped = () => this.stopped;
       function done() {
         clearTimeout(timer);
         resolve();
       }
-      this.wakeSleeper = done;
+      this.wakeSleeper = options.ignoreWakes ? () => stopped() && done() : done;
     });
   }
 

@@ -71,4 +71,23 @@ describe('Postgres event store notifications', function () {
       await subscription.stop();
     }
   });
+
+  it('once caught up, reads at most once per minReadIntervalMs, and still stops at once while it waits', async () => {
+    const arrivals: number[] = [];
+    const subscription = writer.subscribe({ from: await writer.headPosition(), minReadIntervalMs: 400 }, () => void arrivals.push(Date.now()));
+    await subscription.caughtUp();
+    await writer.append(`note-${randomUUID()}`, [event(1)], { expectedRevision: 'no_stream' });
+    await subscription.caughtUp();
+    await writer.append(`note-${randomUUID()}`, [event(2)], { expectedRevision: 'no_stream' });
+    await subscription.caughtUp();
+    expect(arrivals).to.have.length(2);
+    // A lower bound only: a busy machine makes the gap longer, never shorter.
+    expect(arrivals[1]! - arrivals[0]!).to.be.at.least(350);
+    await subscription.stop();
+
+    const waiting = writer.subscribe({ from: await writer.headPosition(), minReadIntervalMs: 60_000 }, () => {});
+    await waiting.caughtUp();
+    await writer.append(`note-${randomUUID()}`, [event(3)], { expectedRevision: 'no_stream' });
+    await waiting.stop(); // would wait out the minute (past the test's timeout) if the wait ignored the stop
+  });
 });

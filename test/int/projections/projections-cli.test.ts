@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { runProjectionsCommand, USAGE } from '../../../projections/projections-command.js';
 import { projections as registered } from '../../../projections/registry.js';
 import { ProjectionRunner } from '../../../projections/projection-runner.js';
 import { createScratchDatabase } from '../../support/databases.js';
-import { sampleBalancesProjection, sampleCatalogue } from '../../support/sample-projection.js';
-import { appendSampleEvents, emptyLog, expectReadModel, openProjectionKit, type ProjectionKit } from './projection-test-kit.js';
+import { eventually } from '../../support/eventually.js';
+import { creditsAdded, sampleBalancesProjection, sampleCatalogue } from '../../support/sample-projection.js';
+import { appendSampleEvents, emptyLog, expectReadModel, openProjectionKit, resetDatabase, type ProjectionKit } from './projection-test-kit.js';
 
 describe('projections CLI', function () {
   this.timeout(30_000);
@@ -18,6 +20,9 @@ describe('projections CLI', function () {
   });
 
   async function run(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+    return runUntil(new Promise<void>(() => {}), ...args);
+  }
+  async function runUntil(untilStopped: Promise<void>, ...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runProjectionsCommand(args, {
@@ -27,6 +32,7 @@ describe('projections CLI', function () {
       projections: [sampleBalancesProjection],
       out: (line) => out.push(line),
       err: (line) => err.push(line),
+      untilStopped,
     });
     return { code, out, err };
   }
@@ -64,11 +70,34 @@ describe('projections CLI', function () {
     const unknown = await run('rebuild', 'nope');
     expect(unknown.code).to.equal(1);
     expect(unknown.err).to.deep.equal(['unknown projection nope; known: sample_balances']);
-    for (const args of [[], ['frobnicate'], ['status', 'extra']]) {
+    for (const args of [[], ['frobnicate'], ['status', 'extra'], ['run', 'ledger']]) {
       const wrong = await run(...args);
       expect(wrong.code, args.join(' ')).to.equal(2);
       expect(wrong.err).to.deep.equal(USAGE);
     }
+  });
+
+  it('runs as a worker that follows the log until it is stopped', async () => {
+    await resetDatabase(kit.database);
+    const log = emptyLog();
+    await appendSampleEvents(kit.store, log, 5);
+    let stop!: () => void;
+    const worker = runUntil(new Promise<void>((resolve) => (stop = resolve)), 'run');
+    await appendSampleEvents(kit.store, log, 5, 5);
+    await eventually(() => expectReadModel(kit.database, log));
+    stop();
+    const { code, out, err } = await worker;
+    expect({ code, out, err }).to.deep.equal({ code: 0, out: ['following the event log for sample_balances; stop with SIGTERM or Ctrl-C', 'stopped'], err: [] });
+  });
+
+  it('stops the worker with exit code 1 when a projection cannot apply an event', async () => {
+    await resetDatabase(kit.database);
+    await kit.store.append('account-x', [{ ...creditsAdded(5n), id: randomUUID(), type: 'FundsTeleported' }], { expectedRevision: 'any' });
+    const { code, out, err } = await runUntil(new Promise<void>(() => {}), 'run');
+    expect(code).to.equal(1);
+    expect(out.at(-1)).to.equal('stopped after a projection failed');
+    expect(err).to.have.length(1);
+    expect(err[0]).to.match(/^sample_balances stopped: .*account-x@0 \(FundsTeleported\)/);
   });
 
   it('runs as `npm run projections` against DATABASE_URL', async () => {
