@@ -6,7 +6,7 @@
  * event store and read models, Redis) ≥ 0.50 × the bare proxy's throughput; embedded mode (PGlite,
  * in-process limits) ≥ 0.20 ×. Each server runs in its own process; the load generator (autocannon)
  * runs in this one. Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (64), BENCH_POSTGRES_URL,
- * BENCH_REDIS_URL, BENCH_PROFILE=1 writes a CPU profile of the production gateway to .bench/,
+ * BENCH_REDIS_URL, BENCH_PROFILE=1 writes CPU profiles of the production gateways and the projection worker to .bench/,
  * BENCH_ONLY=proxy,production (any of direct, proxy, production, worker, embedded) loads only those
  * targets (the bare proxy is always measured: it is the floor of the ratios). `worker` is production mode
  * with PROJECTIONS=off and the projection worker in its own process (`npm run projections -- run`).
@@ -159,7 +159,11 @@ try {
       : undefined;
     if (production) started.push(production.running);
     const split = ONLY.has('worker')
-      ? await startGateway({ DATABASE_URL: workerDatabaseUrl, PROJECTIONS: 'off', REDIS_URL, REDIS_PREFIX: `gwbench:${randomBase62(6)}:` }, fake.url, join(directory, 'worker'))
+      ? await startGateway(
+          { DATABASE_URL: workerDatabaseUrl, PROJECTIONS: 'off', REDIS_URL, REDIS_PREFIX: `gwbench:${randomBase62(6)}:`, ...(process.env.BENCH_PROFILE ? { PROFILE: '1' } : {}) },
+          fake.url,
+          join(directory, 'worker'),
+        )
       : undefined;
     if (split) {
       started.push(split.running);

@@ -29,7 +29,11 @@ export class AccessDirectory {
   /** Catches up with every access event, then follows new ones. */
   async start(): Promise<void> {
     this.subscription = this.store.subscribe(
-      { from: 'start', streamPrefixes: ['org-', 'key-'] },
+      // Changes made through this instance are applied at once (`refresh`); a spending request on stale
+      // data is caught by the account's access fence. What is left to the subscription (another
+      // instance's changes, for /v1/models and in-flight cut-offs) can wait 50 ms, and reading on every
+      // append of a busy gateway cost a round trip per append for events that are never there.
+      { from: 'start', streamPrefixes: ['org-', 'key-'], minReadIntervalMs: 50 },
       (event) => this.apply(event),
       (error) => this.logger?.error({ err: error }, 'access directory subscription stopped'),
     );

@@ -25,6 +25,9 @@ export interface PostgresEventStoreOptions {
   readonly pollIntervalMs?: number;
 }
 
+/** At most one NOTIFY per this many ms (plus its round trip) under a steady stream of appends. */
+const NOTIFY_GATHER_MS = 10;
+
 /** The channel the store notifies after appends (payload empty: listeners just re-read). */
 export const APPENDED_CHANNEL = 'event_store_appended';
 
@@ -142,8 +145,8 @@ export class PostgresEventStore implements EventStore {
 
   /**
    * Wakes this store's subscriptions at once and tells other processes with a NOTIFY after the commit.
-   * Appends that commit while a NOTIFY is on its way share the next one: listeners re-read the log, so
-   * one wake-up covers any number of appends, and a burst costs at most two round trips, not one each.
+   * Appends that commit while a NOTIFY is on its way share the next one, sent a few milliseconds later:
+   * listeners re-read the log, so one wake-up covers any number of appends.
    * A lost NOTIFY only delays the others until their next poll.
    */
   private announceAppend(): void {
@@ -156,13 +159,16 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async notifyOthers(): Promise<void> {
-    do {
+    for (;;) {
       this.notifyAgain = false;
       try {
         await sql`select pg_notify(${APPENDED_CHANNEL}, '')`.execute(this.database.kysely);
       } catch {
         return; // the database is away: subscriptions poll
       }
-    } while (this.notifyAgain);
+      if (!this.notifyAgain || this.closed) return;
+      // Appends keep coming: gather a few milliseconds of them under the next NOTIFY.
+      await new Promise((resolve) => setTimeout(resolve, NOTIFY_GATHER_MS));
+    }
   }
 }
