@@ -52,6 +52,7 @@ export class FakeAnthropic extends FakeProviderServer {
     }
     const answer = this.takeAnswer(request.path) ?? {};
     if (!(await this.delay(answer.firstByteDelayMs, closed))) return;
+    if (!(await this.hold(answer.holdUntil, closed))) return;
     if (answer.error) return this.writeError(response, answer.error, requestId);
     if (stream) return this.writeSse(exchange, messagesEvents(answer, body), answer, messagesStreamErrorEvent(), requestId);
     return this.writeJson(response, 200, messagesAnswer(answer, body), requestId);

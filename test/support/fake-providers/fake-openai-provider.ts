@@ -12,6 +12,7 @@
  *   openai.enqueue({ failAfterEvents: 3 });                             // stream: socket destroyed after 3 events
  *   openai.enqueue({ errorEventAfter: 2 });                             // stream: `data: {"error":…}` after 2 events
  *   openai.enqueue({ holdLastEventUntil: released });                   // stream: last event waits for a promise
+ *   openai.enqueue({ holdUntil: released });                            // no status line until the promise settles
  *   openai.enqueue({ usage: null, finish: 'max_tokens' });              // no usage anywhere; finish_reason "length"
  *   openai.enqueue({ path: '/v1/embeddings', usage: { inputTokens: 3, outputTokens: 0 } });  // only for that path
  *   openai.enqueue({ video: { manual: true } });  … openai.videos.complete(id) / .fail(id)
@@ -91,6 +92,7 @@ export class FakeOpenAi extends FakeProviderServer {
     if (this.fastPath && this.answerFromCache(exchange)) return;
     const answer = this.takeAnswer(request.path) ?? {};
     if (!(await this.delay(answer.firstByteDelayMs, closed))) return;
+    if (!(await this.hold(answer.holdUntil, closed))) return;
     const requestId = { 'x-request-id': fakeId('req_fake') };
     if (answer.error) return this.writeError(response, answer.error, requestId);
     const body = request.body;

@@ -190,6 +190,17 @@ export abstract class FakeProviderServer {
     response.end();
   }
 
+  /** Waits for `until` unless the client goes away first; `false` when it did. */
+  protected async hold(until: Promise<unknown> | undefined, closed: AbortSignal): Promise<boolean> {
+    if (until && !closed.aborted) {
+      let onAbort!: () => void;
+      const gone = new Promise<void>((resolve) => closed.addEventListener('abort', (onAbort = () => resolve()), { once: true }));
+      await Promise.race([until.catch(() => undefined), gone]);
+      closed.removeEventListener('abort', onAbort);
+    }
+    return !closed.aborted;
+  }
+
   /** Waits `ms` unless the client goes away first; `false` when it did. */
   protected async delay(ms: number | undefined, closed: AbortSignal): Promise<boolean> {
     if (!ms) return !closed.aborted;

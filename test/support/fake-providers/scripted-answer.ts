@@ -27,6 +27,12 @@ export interface ScriptedAnswer {
   readonly error?: ScriptedError;
   /** Wait this long before the status line (timeouts, slow first byte). */
   readonly firstByteDelayMs?: number;
+  /**
+   * Wait for this promise before the status line (after `firstByteDelayMs`): holds a JSON answer or a
+   * whole stream until the test lets it go, e.g. to keep many requests in flight together. A client that
+   * hangs up meanwhile gets nothing.
+   */
+  readonly holdUntil?: Promise<unknown>;
   /** Wait this long before each stream event. */
   readonly eventDelayMs?: number;
   /** Streams: destroy the socket after this many events (a provider that dies mid-answer). */
