@@ -129,9 +129,14 @@ async function callAndRespond(deps: PipelineDependencies, exchange: Exchange): P
       const answer = parseProviderJson(result.body);
       const { body: clientBody, usage } =
         providerFormat === format ? passThroughResponse(format, answer, identity) : translateFromProvider(answer, providerFormat, format, identity);
-      if (controller.signal.aborted && controller.signal.reason === KEY_REVOKED) throw new GatewayError('key_revoked');
+      const received = settlementUsage(model, usage ? usageRecord(usage) : undefined, inputTokens, answer);
+      if (controller.signal.aborted && controller.signal.reason === KEY_REVOKED) {
+        // Revoked after the whole answer arrived: the client does not get it, but the provider's work is paid.
+        closing = { kind: 'cut_off', usage: received };
+        throw new GatewayError('key_revoked');
+      }
       res.status(200).json(clientBody);
-      closing = { kind: 'settle', usage: settlementUsage(model, usage ? usageRecord(usage) : undefined, inputTokens, answer) };
+      closing = { kind: 'settle', usage: received };
       return;
     }
 
@@ -157,7 +162,7 @@ async function callAndRespond(deps: PipelineDependencies, exchange: Exchange): P
     closing = revoked ? { kind: 'cut_off', usage: streamUsage } : { kind: 'settle', usage: streamUsage };
   } catch (error) {
     if (controller.signal.aborted && controller.signal.reason === KEY_REVOKED) {
-      closing = { kind: 'cut_off', usage: {} };
+      if (closing.kind !== 'cut_off') closing = { kind: 'cut_off', usage: {} };
       throw new GatewayError('key_revoked');
     }
     if (controller.signal.aborted) closing = { kind: 'release', reason: 'cancelled' };
