@@ -293,8 +293,8 @@ class RunnerSession {
         if (row.position !== this.position) throw new CheckpointMovedError(`${projection.name}: another runner moved the checkpoint`);
         await useGeneration(trx, projection.name, generation);
         if (decoded.length > 0) {
-          if (projection.applyBatch) await rethrowWithContext(projection.name, decoded[0]!, () => projection.applyBatch(trx, decoded));
-          else for (const event of decoded) await rethrowWithContext(projection.name, event, () => projection.apply(trx, event));
+          if (projection.applyBatch) await rethrowWithContext(projection.name, decoded, () => projection.applyBatch(trx, decoded));
+          else for (const event of decoded) await rethrowWithContext(projection.name, [event], () => projection.apply(trx, event));
         }
         await sql`update projection_checkpoints set position = ${last}, events_processed = events_processed + ${through}, updated_at = now()
           where projection = ${projection.name} and generation = ${generation}`.execute(trx);
@@ -318,14 +318,18 @@ class RunnerSession {
   }
 }
 
-/** Says which event (or batch, from which event) the row updates failed on; connection trouble passes through. */
-async function rethrowWithContext(name: string, event: RecordedEvent, apply: () => Promise<void>): Promise<void> {
+/** Says which event (or which batch) the row updates failed on; connection trouble passes through. */
+async function rethrowWithContext(name: string, events: readonly RecordedEvent[], apply: () => Promise<void>): Promise<void> {
   try {
     await apply();
   } catch (error) {
     if (isTransient(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    throw new ProjectionFailedError(`projection ${name} failed to apply ${event.streamId}@${event.revision} (${event.type}): ${message}`, { cause: error });
+    const first = events[0]!;
+    const where = `${first.streamId}@${first.revision} (${first.type})`;
+    const last = events.at(-1)!;
+    const what = events.length === 1 ? where : `a batch of ${events.length} events from ${where} to ${last.streamId}@${last.revision} (${last.type})`;
+    throw new ProjectionFailedError(`projection ${name} failed to apply ${what}: ${message}`, { cause: error });
   }
 }
 
