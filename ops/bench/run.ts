@@ -10,6 +10,8 @@
  * BENCH_ONLY=proxy,production (any of direct, proxy, production, worker, embedded) loads only those
  * targets (the bare proxy is always measured: it is the floor of the ratios). `worker` is production mode
  * with PROJECTIONS=off and the projection worker in its own process (`npm run projections -- run`).
+ * BENCH_NODE_FLAGS adds Node flags to the gateways (e.g. `--max-semi-space-size=64`, which cut the
+ * production gateway's CPU per request by about a tenth in one run: less time in the young-generation GC).
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -66,7 +68,7 @@ async function startGateway(env: Record<string, string>, fakeUrl: string, direct
   );
   const port = await freePort();
   const running = await startProcess(
-    [...(env.PROFILE ? ['--cpu-prof', '--cpu-prof-dir', '.bench'] : []), '--import', 'tsx', 'src/main.ts'],
+    [...(env.PROFILE ? ['--cpu-prof', '--cpu-prof-dir', '.bench'] : []), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'src/main.ts'],
     { PORT: String(port), HOST: '127.0.0.1', CATALOG_FILE: catalog, ADMIN_TOKEN, LOG_LEVEL: 'info', DATA_DIR: join(directory, 'data'), ...env },
     /(gateway listening)/,
   );
