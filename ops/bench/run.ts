@@ -14,6 +14,7 @@
  * production gateway's CPU per request by about a tenth in one run: less time in the young-generation GC).
  */
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +28,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'direct,proxy,production,worker,embedded').split(',').concat('proxy'));
 const ADMIN_TOKEN = `bench-admin-${randomBase62(20)}`;
+/** Every gateway of this run writes under it (rate limits, BullMQ); removed at the end. */
+const REDIS_PREFIX = `gwbench:${randomBase62(6)}:`;
 const BODY = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello in one short sentence.' }], max_tokens: 64 });
 
 interface Running {
@@ -154,7 +157,7 @@ try {
     started.push(proxy);
     const production = ONLY.has('production')
       ? await startGateway(
-          { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: `gwbench:${randomBase62(6)}:`, ...(process.env.BENCH_PROFILE ? { PROFILE: '1' } : {}) },
+          { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}production:`, ...(process.env.BENCH_PROFILE ? { PROFILE: '1' } : {}) },
           fake.url,
           join(directory, 'production'),
         )
@@ -162,7 +165,7 @@ try {
     if (production) started.push(production.running);
     const split = ONLY.has('worker')
       ? await startGateway(
-          { DATABASE_URL: workerDatabaseUrl, PROJECTIONS: 'off', REDIS_URL, REDIS_PREFIX: `gwbench:${randomBase62(6)}:`, ...(process.env.BENCH_PROFILE ? { PROFILE: '1' } : {}) },
+          { DATABASE_URL: workerDatabaseUrl, PROJECTIONS: 'off', REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}worker:`, ...(process.env.BENCH_PROFILE ? { PROFILE: '1' } : {}) },
           fake.url,
           join(directory, 'worker'),
         )
@@ -202,4 +205,20 @@ try {
 } finally {
   for (const running of started.reverse()) await stop(running).catch(() => {});
   rmSync(directory, { recursive: true, force: true });
+  await removeRedisKeys(REDIS_PREFIX).catch((error: unknown) => console.error(`could not remove the Redis keys ${REDIS_PREFIX}*: ${String(error)}`));
+}
+
+async function removeRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }

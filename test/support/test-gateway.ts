@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { startGateway, type Gateway } from '../../src/main.js';
-import { testDatabaseUrl } from './databases.js';
+import { testDatabaseUrl, testRedisPrefix } from './databases.js';
 
 export const TEST_CATALOG = 'test/support/catalog.test.yaml';
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -45,6 +45,8 @@ export async function startTestGateway(env: Record<string, string> = {}, provide
     DATA_DIR: dataDir,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     SHUTDOWN_GRACE_MS: '2000',
+    // Used when the caller adds REDIS_URL: the run's prefix, which the global teardown removes.
+    REDIS_PREFIX: testRedisPrefix('gateway'),
     ...env,
   });
   const gateway = await startGateway(config);
