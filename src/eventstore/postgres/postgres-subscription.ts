@@ -64,6 +64,8 @@ export class PostgresSubscription implements Subscription {
     if (this.stopped) throw this.failure ?? new Error('the subscription is stopped');
     const target = await this.source.readHead();
     if (!target) return;
+    // Stopped while the head was read: `halt` has already rejected the waiters it knew of.
+    if (this.stopped) throw this.failure ?? new Error('the subscription is stopped');
     await new Promise<void>((resolve, reject) => {
       this.waiters.add({ target, resolve, reject });
       this.settleWaiters();
