@@ -6,7 +6,7 @@
  * event store and read models, Redis) ≥ 0.50 × the bare proxy's throughput; embedded mode (PGlite,
  * in-process limits) ≥ 0.20 ×. Each server runs in its own process; the load generator (autocannon)
  * runs in this one. Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (64), BENCH_POSTGRES_URL,
- * BENCH_REDIS_URL, BENCH_PROFILE=1 writes CPU profiles of the production gateways and the projection worker to .bench/,
+ * BENCH_REDIS_URL, BENCH_PROFILE=1 writes CPU profiles of every gateway and of the projection worker to .bench/,
  * BENCH_ONLY=proxy,production (any of direct, proxy, production, worker, embedded) loads only those
  * targets (the bare proxy is always measured: it is the floor of the ratios). `worker` is production mode
  * with PROJECTIONS=off and the projection worker in its own process (`npm run projections -- run`).
@@ -174,7 +174,7 @@ try {
       started.push(split.running);
       started.push(await startProcess([...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', '.bench'] : []), '--import', 'tsx', 'projections/cli.ts', 'run'], { DATABASE_URL: workerDatabaseUrl }, /(following the event log)/));
     }
-    const embedded = ONLY.has('embedded') ? await startGateway({}, fake.url, join(directory, 'embedded')) : undefined;
+    const embedded = ONLY.has('embedded') ? await startGateway({ ...(process.env.BENCH_PROFILE ? { PROFILE: '1' } : {}) }, fake.url, join(directory, 'embedded')) : undefined;
     if (embedded) started.push(embedded.running);
 
     const results: Result[] = [];
