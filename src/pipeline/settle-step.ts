@@ -3,6 +3,7 @@ import type { CatalogModel } from '../catalog/catalog.js';
 import { costOfUsage } from '../catalog/pricing.js';
 import { estimateInputTokens } from '../catalog/reserve-estimate.js';
 import type { CanonicalStreamEvent } from '../formats/canonical/canonical-stream-event.js';
+import type { ClientStream } from '../formats/canonical/stream-codec.js';
 import type { Usage } from '../formats/canonical/canonical-usage.js';
 import type { FormatName } from '../formats/canonical/format-name.js';
 import { formatCodecs } from '../formats/format-codecs.js';
@@ -64,7 +65,7 @@ export function countedResponseUsage(inputTokens: number, responseBody: unknown)
 }
 
 /** The same for a stream: the provider events received, decoded, and their text, reasoning and tool arguments counted. */
-export function countedStreamUsage(inputTokens: number, providerFormat: FormatName, received: readonly SseEvent[]): UsageRecord {
+function countedStreamUsage(inputTokens: number, providerFormat: FormatName, received: readonly SseEvent[]): UsageRecord {
   const decoder = formatCodecs[providerFormat].createDecoder();
   const events: CanonicalStreamEvent[] = [];
   let text = '';
@@ -84,4 +85,19 @@ export function countedStreamUsage(inputTokens: number, providerFormat: FormatNa
     collect();
   }
   return { inputTokens, outputTokens: Math.ceil((countTokens(text, { disallowedSpecial: new Set() }) * 5) / 4), counted: true };
+}
+
+/**
+ * What a stream is charged. A finished stream carries the provider's final usage. A stream that ended
+ * early (provider error event, lost connection, client gone, key revoked) carries at most what the provider
+ * said up front — a messages `message_start` has the input and an output of 1 — so the output received is
+ * counted instead (spec 3.5: spending is counted by what was received; peer-pitfalls: spend recorded as zero).
+ */
+export function streamSettlementUsage(stream: ClientStream, inputTokens: number, providerFormat: FormatName, received: readonly SseEvent[]): UsageRecord {
+  const finished = stream.done && stream.error === undefined;
+  if (stream.usage && finished) return usageRecord(stream.usage);
+  const counted = countedStreamUsage(inputTokens, providerFormat, received);
+  if (!stream.usage) return counted;
+  const reported = usageRecord(stream.usage);
+  return { ...reported, inputTokens: reported.inputTokens || counted.inputTokens, outputTokens: Math.max(reported.outputTokens ?? 0, counted.outputTokens ?? 0), counted: true };
 }

@@ -3,11 +3,9 @@ import type { CatalogModel } from '../catalog/catalog.js';
 import { estimateInputTokens, textReserve } from '../catalog/reserve-estimate.js';
 import { CostAccumulator } from '../ledger/money.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { UsageRecord } from '../ledger/account-events.js';
 import { errorFromGatewayError } from '../formats/canonical/canonical-error.js';
 import type { CanonicalRequest } from '../formats/canonical/canonical-request.js';
 import type { FormatName } from '../formats/canonical/format-name.js';
-import type { ClientStream } from '../formats/canonical/stream-codec.js';
 import { formatCodecs } from '../formats/format-codecs.js';
 import { isJsonObject, type JsonObject } from '../formats/json-value.js';
 import { passThroughRequest, passThroughResponse } from '../formats/pass-through.js';
@@ -23,7 +21,7 @@ import { KEY_REVOKED } from './in-flight-requests.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
 import { piiMaskingFor } from './pii-header.js';
 import { reserveFunds, type Reservation } from './reserve-step.js';
-import { closeReservation, countedResponseUsage, countedStreamUsage, usageRecord, type Closing } from './settle-step.js';
+import { closeReservation, countedResponseUsage, streamSettlementUsage, usageRecord, type Closing } from './settle-step.js';
 import { startEventStream, writeEvents } from './sse-response.js';
 
 /**
@@ -174,21 +172,6 @@ async function callAndRespond(deps: PipelineDependencies, exchange: Exchange): P
     const used = closing.kind === 'release' ? 0 : (closing.usage.inputTokens ?? 0) + (closing.usage.outputTokens ?? 0);
     deps.rateLimiter.settle(reservation.owner.keyId, reservation.reservationId, used).catch(() => {});
   }
-}
-
-/**
- * What a stream is charged. A finished stream carries the provider's final usage. A stream that ended
- * early (provider error event, lost connection, client gone, key revoked) carries at most what the provider
- * said up front — a messages `message_start` has the input and an output of 1 — so the output received is
- * counted instead (spec 3.5: spending is counted by what was received; peer-pitfalls: spend recorded as zero).
- */
-function streamSettlementUsage(stream: ClientStream, inputTokens: number, providerFormat: FormatName, received: readonly SseEvent[]): UsageRecord {
-  const finished = stream.done && stream.error === undefined;
-  if (stream.usage && finished) return usageRecord(stream.usage);
-  const counted = countedStreamUsage(inputTokens, providerFormat, received);
-  if (!stream.usage) return counted;
-  const reported = usageRecord(stream.usage);
-  return { ...reported, inputTokens: reported.inputTokens || counted.inputTokens, outputTokens: Math.max(reported.outputTokens ?? 0, counted.outputTokens ?? 0), counted: true };
 }
 
 function checkCategory(format: FormatName, model: CatalogModel): void {
