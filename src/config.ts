@@ -30,6 +30,8 @@ const configSchema = z.object({
   EVENTSTORE_URL: optionalUrl(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:', 'kurrent:']),
   REDIS_URL: optionalUrl(['redis:', 'rediss:']),
   REDIS_PREFIX: z.string().trim().min(1).default('gw:'),
+  /** What a model request gets while Redis cannot be reached (src/ratelimit/outage-aware-rate-limiter.ts). */
+  REDIS_OUTAGE: z.enum(['fail-closed', 'fail-open']).default('fail-closed'),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   CATALOG_FILE: z.string().trim().min(1).default('ops/catalog.example.yaml'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),

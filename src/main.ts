@@ -32,6 +32,7 @@ import { UndiciProviderClient } from './providers/undici-provider-client.js';
 import { InProcessRateLimiter } from './ratelimit/in-process-rate-limiter.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
 import { RedisRateLimiter } from './ratelimit/redis-rate-limiter.js';
+import { OutageAwareRateLimiter } from './ratelimit/outage-aware-rate-limiter.js';
 import { connectRedis, createRedisClient } from './ratelimit/redis-client.js';
 
 /**
@@ -98,8 +99,9 @@ export async function openCore(config: Config, logger: Logger, clock: Clock): Pr
       const redis = createRedisClient(config.REDIS_URL);
       resources.push(() => redis.quit().catch(() => redis.disconnect()));
       if (!(await connectRedis(redis))) logger.warn('Redis does not answer yet; retrying in the background');
-      readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
-      rateLimiter = new RedisRateLimiter(redis, config.REDIS_PREFIX, clock);
+      const failOpen = config.REDIS_OUTAGE === 'fail-open';
+      readiness.push({ name: 'redis', check: async () => void (await redis.ping()), optional: failOpen });
+      rateLimiter = new OutageAwareRateLimiter(new RedisRateLimiter(redis, config.REDIS_PREFIX, clock), config.REDIS_OUTAGE, rateLimiter, logger);
     }
     const store: EventStore = createEventStore(config, database);
     resources.push(() => store.close());
@@ -145,6 +147,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     }
     const scheduler: JobScheduler = config.REDIS_URL ? new BullMqScheduler(config.REDIS_URL, config.REDIS_PREFIX, logger) : new InProcessScheduler(logger);
     core.track(() => scheduler.close());
+    if (config.REDIS_URL) readiness.push({ name: 'jobs', check: () => scheduler.ready(), optional: true });
     await scheduler.every('expire-reservations', SWEEP_INTERVAL_MS, async () => {
       const expired = await sweepExpiredReservations(database.kysely, accounts, clock);
       if (expired > 0) logger.info({ expired }, 'expired reservations past their deadline');

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { isConnectionFailure, STORE_RETRY_AFTER_SECONDS } from '../errors/connection-failure.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import { renderError } from '../errors/render-error.js';
 import type { Logger } from '../logger.js';
@@ -16,9 +17,11 @@ export const routeNotFound: RequestHandler = (req, _res, next) => {
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const context = requestContext(res);
-    const gatewayError = isGatewayError(error) ? error : fromFrameworkError(error);
+    const gatewayError = isGatewayError(error) ? error : (fromFrameworkError(error) ?? fromStoreOutage(error));
     if (!gatewayError) {
       logger.error({ err: error, requestId: context.requestId, path: req.path }, 'unhandled error');
+    } else if (gatewayError.code === 'service_unavailable' && !isGatewayError(error)) {
+      logger.warn({ err: error, requestId: context.requestId, path: req.path }, 'a store is unreachable');
     }
     const rendered = gatewayError ?? new GatewayError('internal_error');
     if (res.headersSent) {
@@ -37,4 +40,13 @@ function fromFrameworkError(error: unknown): GatewayError | undefined {
     return new GatewayError('invalid_request', (error as Error).message);
   }
   return undefined;
+}
+
+/** A store that cannot be reached is not a bug: the client may retry (src/errors/connection-failure.ts). */
+function fromStoreOutage(error: unknown): GatewayError | undefined {
+  if (!isConnectionFailure(error)) return undefined;
+  return new GatewayError('service_unavailable', 'a store of the gateway cannot be reached; retry shortly', {
+    retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+    cause: error,
+  });
 }

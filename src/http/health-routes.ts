@@ -4,11 +4,16 @@ import { Router } from 'express';
 export interface ReadinessCheck {
   readonly name: string;
   check(): Promise<void>;
+  /** The gateway still serves without it (Redis under REDIS_OUTAGE=fail-open): reported, not fatal. */
+  readonly optional?: boolean;
 }
 
 const CHECK_TIMEOUT_MS = 2_000;
 
-/** `/healthz`: the process answers. `/readyz`: every dependency answers within two seconds. */
+/**
+ * `/healthz`: the process answers. `/readyz`: every dependency answers within two seconds (`ready`, 200);
+ * else `unavailable` (503), or `degraded` (200) when only optional ones fail; `checks` names what is down.
+ */
 export function healthRoutes(checks: readonly ReadinessCheck[]): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
@@ -16,10 +21,15 @@ export function healthRoutes(checks: readonly ReadinessCheck[]): Router {
   });
   router.get('/readyz', async (_req, res) => {
     const results = await Promise.all(
-      checks.map(async ({ name, check }) => [name, await withTimeout(check()).then(() => 'ok', (error: Error) => `error: ${error.message}`)] as const),
+      checks.map(async ({ name, check, optional }) => ({
+        name,
+        optional: optional === true,
+        result: await withTimeout(check()).then(() => 'ok', (error: Error) => `error: ${error.message}`),
+      })),
     );
-    const ready = results.every(([, result]) => result === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(results) });
+    const failed = results.filter(({ result }) => result !== 'ok');
+    const status = failed.length === 0 ? 'ready' : failed.every(({ optional }) => optional) ? 'degraded' : 'unavailable';
+    res.status(status === 'unavailable' ? 503 : 200).json({ status, checks: Object.fromEntries(results.map(({ name, result }) => [name, result])) });
   });
   return router;
 }

@@ -6,8 +6,13 @@ import type { JobScheduler } from './job-scheduler.js';
  * Background jobs on Redis with BullMQ: one queue, one job scheduler per job name (`upsertJobScheduler`
  * is idempotent, so every instance may declare it), and a worker on every instance: each tick is taken by
  * one of them. Workers need their own connections with `maxRetriesPerRequest: null` (BullMQ's rule).
+ *
+ * While Redis is down the worker waits: its commands queue in ioredis until the connection returns, and
+ * then it picks up the ticks it missed. Nothing here blocks the gateway's start or its requests.
  */
 const CLOSE_TIMEOUT_MS = 3_000;
+/** Reconnect attempts back off to this; the first ones come within a few hundred milliseconds. */
+const RECONNECT_MAX_DELAY_MS = 2_000;
 
 export class BullMqScheduler implements JobScheduler {
   private readonly queue: Queue;
@@ -23,20 +28,37 @@ export class BullMqScheduler implements JobScheduler {
     this.queue.on('error', (error) => this.logger?.warn({ err: error }, 'job queue error'));
   }
 
+  /**
+   * Declares the job and returns at once: with Redis down at start, the declaration waits in the
+   * connection's queue and is sent when Redis answers, instead of holding up the gateway's start.
+   */
   async every(name: string, intervalMs: number, work: () => Promise<void>): Promise<void> {
     this.handlers.set(name, work);
     this.worker ??= this.startWorker();
-    await this.queue.upsertJobScheduler(name, { every: intervalMs }, { name, opts: { removeOnComplete: true, removeOnFail: 100 } });
+    this.queue
+      .upsertJobScheduler(name, { every: intervalMs }, { name, opts: { removeOnComplete: true, removeOnFail: 100 } })
+      .catch((error) => this.logger?.error({ err: error, job: name }, 'could not declare a background job'));
+  }
+
+  /** For /readyz: whether the queue's connection is up. */
+  async ready(): Promise<void> {
+    const client = await this.queue.client;
+    if (client.status !== 'ready') throw new Error(`the job queue's Redis connection is ${client.status}`);
   }
 
   /**
    * Waits for a running job, but not for ever: with Redis gone, BullMQ's close would wait on a
-   * connection that keeps reconnecting, and shutdown must not hang on it.
+   * connection that keeps reconnecting (taskforcesh/bullmq#4656), and shutdown must not hang on it.
    */
   async close(): Promise<void> {
     const bounded = (closing: Promise<unknown>) =>
       Promise.race([closing.catch(() => {}), new Promise((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS).unref())]);
-    if (this.worker) await bounded(this.worker.close());
+    const reachable = await this.ready().then(
+      () => true,
+      () => false,
+    );
+    // Unreachable: there is no running job to wait for that could still report back; stop at once.
+    if (this.worker) await bounded(this.worker.close(!reachable));
     await bounded(this.queue.close());
     await Promise.all([this.worker?.disconnect(), this.queue.disconnect()].map((closing) => closing?.catch(() => {})));
   }
@@ -50,6 +72,7 @@ export class BullMqScheduler implements JobScheduler {
       },
       { connection: this.connection(), prefix: `${this.prefix}bull`, concurrency: 1 },
     );
+    stopRetriesOnceClosing(worker);
     worker.on('failed', (job, error) => this.logger?.error({ err: error, job: job?.name }, 'background job failed'));
     worker.on('error', (error) => this.logger?.warn({ err: error }, 'job worker error'));
     return worker;
@@ -65,6 +88,37 @@ export class BullMqScheduler implements JobScheduler {
       ...(url.pathname.length > 1 ? { db: Number(url.pathname.slice(1)) } : {}),
       ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
       maxRetriesPerRequest: null,
+      retryStrategy: (attempt: number) => Math.min(attempt * 200, RECONNECT_MAX_DELAY_MS),
     };
   }
+}
+
+class WorkerClosingError extends Error {
+  override name = 'WorkerClosingError';
+}
+
+/**
+ * BullMQ 5 retries a Redis call that failed for lack of a connection, pausing `runRetryDelay` between
+ * tries, except once the worker is closing: then it retries with no pause at all. With Redis gone, the
+ * closed connection rejects every try at once, so a worker closed in the middle of such a call turns into
+ * a loop of promise rejections that never yields to the event loop: timers stop firing and the process
+ * spins at full CPU (seen when a gateway stopped while Redis was down). Here a try that starts after
+ * closing began fails with an error that is not a connection error, which BullMQ does not retry.
+ * `retryIfFailed` is internal to BullMQ: if a release renames it, the guard is skipped, and the test that
+ * stops a gateway while Redis is down (test/e2e/redis-outage.test.ts) shows whether it is still needed.
+ */
+export function stopRetriesOnceClosing(worker: Worker): void {
+  type RetryIfFailed = (fn: () => Promise<unknown>, options: object) => Promise<unknown>;
+  const internals = worker as unknown as { retryIfFailed?: RetryIfFailed };
+  const original = internals.retryIfFailed;
+  if (typeof original !== 'function') return;
+  internals.retryIfFailed = (fn, options) =>
+    original.call(
+      worker,
+      async () => {
+        if (worker.closing) throw new WorkerClosingError('the job worker is closing');
+        return fn();
+      },
+      options,
+    );
 }

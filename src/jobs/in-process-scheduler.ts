@@ -32,6 +32,8 @@ export class InProcessScheduler implements JobScheduler {
     schedule();
   }
 
+  async ready(): Promise<void> {}
+
   async close(): Promise<void> {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);

@@ -5,5 +5,7 @@
 export interface JobScheduler {
   /** Runs `work` about every `intervalMs`; a run that throws is logged and the next tick still comes. */
   every(name: string, intervalMs: number, work: () => Promise<void>): Promise<void>;
+  /** Resolves when jobs can be taken now; rejects saying why not (for /readyz). */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }

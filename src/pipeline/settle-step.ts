@@ -11,6 +11,7 @@ import type { SseEvent } from '../formats/sse-event.js';
 import type { ReleaseReason, UsageRecord } from '../ledger/account-events.js';
 import type { AccountService } from '../ledger/account-service.js';
 import type { Logger } from '../logger.js';
+import { isConnectionFailure } from '../errors/connection-failure.js';
 import type { Reservation } from './reserve-step.js';
 
 /** How a request's reservation ends. */
@@ -20,10 +21,15 @@ export type Closing =
   | { readonly kind: 'cut_off'; readonly usage: UsageRecord };
 
 /**
- * Closes the reservation: settles the real cost, releases it in full, or cuts it off. A failure is retried
- * a few times; if the account stays unreachable the reservation is left to the sweeper, which expires it
- * at its deadline (the money returns to the organization; the loss is ours, never the client's).
+ * Closes the reservation: settles the real cost, releases it in full, or cuts it off. A store that cannot
+ * be reached is waited for (backing off to a try every two seconds, for up to a minute), so a settlement
+ * interrupted by a short outage still lands once the store is back; any other failure is tried three
+ * times. If it still fails, the reservation is left to the sweeper, which expires it at its deadline (the
+ * money returns to the organization; the loss is ours, never the client's).
  */
+const STORE_OUTAGE_PATIENCE_MS = 60_000;
+const MAX_BACKOFF_MS = 2_000;
+
 export async function closeReservation(accounts: AccountService, model: CatalogModel, reservation: Reservation, closing: Closing, logger: Logger): Promise<void> {
   const { orgId, reservationId } = reservation;
   const command =
@@ -32,16 +38,18 @@ export async function closeReservation(accounts: AccountService, model: CatalogM
       : closing.kind === 'settle'
         ? ({ type: 'SettleReservation', reservationId, cost: costOfUsage(model, closing.usage), usage: closing.usage } as const)
         : ({ type: 'CutOffReservation', reservationId, cost: costOfUsage(model, closing.usage), usage: closing.usage } as const);
+  const giveUpAt = Date.now() + STORE_OUTAGE_PATIENCE_MS;
   for (let attempt = 1; ; attempt++) {
     try {
       await accounts.execute(orgId, command, reservationId);
       return;
     } catch (error) {
-      if (attempt >= 3) {
+      const waiting = isConnectionFailure(error) && Date.now() < giveUpAt;
+      if (!waiting && attempt >= 3) {
         logger.error({ err: error, reservationId, orgId }, 'could not close a reservation; the sweeper will expire it');
         return;
       }
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** (attempt - 1), MAX_BACKOFF_MS)));
     }
   }
 }

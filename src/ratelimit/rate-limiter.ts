@@ -21,3 +21,9 @@ export interface RateLimiter {
 }
 
 export const RATE_WINDOW_MS = 60_000;
+
+/** The limiter's store cannot be reached (Redis down, or not answering in time): nothing was counted. */
+export class RateLimiterUnavailableError extends Error {
+  override name = 'RateLimiterUnavailableError';
+}
+

@@ -1,6 +1,7 @@
-import type { Redis } from 'ioredis';
+import { ReplyError, type Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
-import { RATE_WINDOW_MS, type Admission, type RateLimiter, type RateLimits } from './rate-limiter.js';
+import { RATE_WINDOW_MS, RateLimiterUnavailableError, type Admission, type RateLimiter, type RateLimits } from './rate-limiter.js';
+import { redisIsReady } from './redis-client.js';
 
 /**
  * The sliding window in Redis, decided by one Lua script (one round trip, atomic across instances), at a
@@ -86,21 +87,42 @@ export class RedisRateLimiter implements RateLimiter {
 
   async admit(subject: string, requestId: string, tokens: number, limits: RateLimits): Promise<Admission> {
     const now = this.clock.now().getTime();
-    const [allowed, retryAfterMs, reason] = await this.redis.gatewayAdmit(
-      ...this.keys(subject),
-      now,
-      RATE_WINDOW_MS,
-      limits.requestsPerMinute,
-      limits.tokensPerMinute,
-      Math.max(0, Math.ceil(tokens)),
-      requestId,
+    const [allowed, retryAfterMs, reason] = await this.send(() =>
+      this.redis.gatewayAdmit(
+        ...this.keys(subject),
+        now,
+        RATE_WINDOW_MS,
+        limits.requestsPerMinute,
+        limits.tokensPerMinute,
+        Math.max(0, Math.ceil(tokens)),
+        requestId,
+      ),
     );
     if (allowed === 1) return { allowed: true };
     return { allowed: false, retryAfterMs: Math.max(1, Number(retryAfterMs)), reason: reason === 'tokens' ? 'tokens' : 'requests' };
   }
 
   async settle(subject: string, requestId: string, tokens: number): Promise<void> {
-    await this.redis.gatewaySettle(...this.keys(subject), requestId, Math.max(0, Math.ceil(tokens)));
+    await this.send(() => this.redis.gatewaySettle(...this.keys(subject), requestId, Math.max(0, Math.ceil(tokens))));
+  }
+
+  /** Whether the connection is up; the outage policy asks before each request. */
+  available(): boolean {
+    return redisIsReady(this.redis);
+  }
+
+  /**
+   * A command fails at once while the connection is down, and within the client's command timeout when
+   * Redis stops answering; either way the caller gets one error type that says "not counted".
+   */
+  private async send<T>(command: () => Promise<T>): Promise<T> {
+    if (!redisIsReady(this.redis)) throw new RateLimiterUnavailableError(`Redis is ${this.redis.status}`);
+    try {
+      return await command();
+    } catch (error) {
+      if (error instanceof ReplyError) throw error; // Redis answered: a fault of the script, not an outage
+      throw new RateLimiterUnavailableError(`Redis did not run the rate-limit script: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   async close(): Promise<void> {}

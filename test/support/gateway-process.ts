@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { AdminClient } from './admin-client.js';
 import { catalogFor, FAKE_ANTHROPIC_KEY, FAKE_OPENAI_KEY, TEST_ADMIN_TOKEN, type FakeProviderUrls } from './test-gateway.js';
 import { freePort } from './test-services.js';
+import type { EventLoopReport } from './event-loop-probe.js';
 
 /**
  * A gateway as its own OS process (`src/main.ts` through tsx), in production mode: its own caches, pools,
@@ -13,6 +14,8 @@ import { freePort } from './test-services.js';
  */
 export interface GatewayProcess {
   readonly url: string;
+  /** Event-loop reports of the child (only with `{ probeEventLoop: true }`), oldest first. */
+  readonly eventLoop: EventLoopReport[];
   readonly admin: AdminClient;
   readonly child: ChildProcess;
   /** Everything it wrote on stdout and stderr so far. */
@@ -21,10 +24,16 @@ export interface GatewayProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startGatewayProcess(env: Record<string, string>, providers: FakeProviderUrls): Promise<GatewayProcess> {
+export interface GatewayProcessOptions {
+  /** Load test/support/event-loop-probe.ts into the child and collect its reports in `eventLoop`. */
+  readonly probeEventLoop?: boolean;
+}
+
+export async function startGatewayProcess(env: Record<string, string>, providers: FakeProviderUrls, options: GatewayProcessOptions = {}): Promise<GatewayProcess> {
   const directory = mkdtempSync(join(tmpdir(), 'gw-process-'));
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const probe = options.probeEventLoop ? ['--import', './test/support/event-loop-probe.ts'] : [];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...probe, 'src/main.ts'], {
     env: {
       PATH: process.env.PATH!,
       PORT: String(port),
@@ -38,7 +47,11 @@ export async function startGatewayProcess(env: Record<string, string>, providers
       SHUTDOWN_GRACE_MS: '2000',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.probeEventLoop ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+  });
+  const eventLoop: EventLoopReport[] = [];
+  child.on('message', (message: EventLoopReport) => {
+    if (message?.type === 'event-loop') eventLoop.push(message);
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -61,7 +74,7 @@ export async function startGatewayProcess(env: Record<string, string>, providers
     await stop();
     throw error;
   }
-  return { url, admin: new AdminClient(url), child, output: () => output, stop };
+  return { url, eventLoop, admin: new AdminClient(url), child, output: () => output, stop };
 }
 
 async function waitUntilListening(url: string, exited: () => boolean, output: () => string): Promise<void> {

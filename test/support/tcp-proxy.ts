@@ -10,7 +10,8 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+/** `port`: listen on that port (to bring a closed proxy back where its clients reconnect); 0 = any free port. */
+export async function startTcpProxy(targetHost: string, targetPort: number, port = 0): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = new Socket();
@@ -25,7 +26,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     }
     client.pipe(upstream).pipe(client);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     port: (server.address() as { port: number }).port,
     close: () =>

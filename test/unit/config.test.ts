@@ -22,7 +22,13 @@ describe('config', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/gateway', PROJECTIONS: 'off' }).PROJECTIONS).to.equal('off');
   });
 
+  it('refuses requests while Redis is down unless told to count in the instance', () => {
+    expect(loadConfig({}).REDIS_OUTAGE).to.equal('fail-closed');
+    expect(loadConfig({ REDIS_OUTAGE: 'fail-open' }).REDIS_OUTAGE).to.equal('fail-open');
+  });
+
   const bad: Array<[Record<string, string>, string, RegExp]> = [
+    [{ REDIS_OUTAGE: 'ignore' }, 'REDIS_OUTAGE', /fail-closed/],
     [{ PORT: 'eighty' }, 'PORT', /number/i],
     [{ PORT: '70000' }, 'PORT', /65535/],
     [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL', /postgres:\/\//],

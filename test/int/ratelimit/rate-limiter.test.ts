@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import type { Clock } from '../../../src/clock.js';
 import { InProcessRateLimiter } from '../../../src/ratelimit/in-process-rate-limiter.js';
 import type { RateLimiter } from '../../../src/ratelimit/rate-limiter.js';
 import { RedisRateLimiter } from '../../../src/ratelimit/redis-rate-limiter.js';
+import { connectRedis, createRedisClient } from '../../../src/ratelimit/redis-client.js';
 import { testRedisPrefix, testRedisUrl } from '../../support/databases.js';
 
 class ManualClock implements Clock {
@@ -13,12 +13,14 @@ class ManualClock implements Clock {
   }
 }
 
-const adapters: Array<[string, (clock: Clock) => { limiter: RateLimiter; close: () => Promise<void> }]> = [
-  ['in-process', (clock) => ({ limiter: new InProcessRateLimiter(clock), close: async () => {} })],
+const adapters: Array<[string, (clock: Clock) => Promise<{ limiter: RateLimiter; close: () => Promise<void> }>]> = [
+  ['in-process', async (clock) => ({ limiter: new InProcessRateLimiter(clock), close: async () => {} })],
   [
     'redis',
-    (clock) => {
-      const redis = new Redis(testRedisUrl());
+    async (clock) => {
+      // the gateway's own client: it refuses commands until connected, so connect first as the gateway does
+      const redis = createRedisClient(testRedisUrl());
+      await connectRedis(redis);
       return { limiter: new RedisRateLimiter(redis, testRedisPrefix('rate'), clock), close: async () => void redis.disconnect() };
     },
   ],
@@ -29,9 +31,9 @@ for (const [name, create] of adapters) {
     let clock: ManualClock;
     let limiter: RateLimiter;
     let close: () => Promise<void>;
-    beforeEach(() => {
+    beforeEach(async () => {
       clock = new ManualClock(Date.now());
-      ({ limiter, close } = create(clock));
+      ({ limiter, close } = await create(clock));
     });
     afterEach(() => close());
 
