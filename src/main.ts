@@ -7,7 +7,6 @@ import { adminRoutes } from './admin/admin-routes.js';
 import { resolveAdminToken } from './admin/admin-token.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { CatalogError } from './catalog/load-catalog.js';
-import { modelsRoutes } from './catalog/models-routes.js';
 import { ConfigError, loadConfig, runtimeMode, type Config } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { migrateToLatest, openPglite, openPostgres, type Database } from './db/database.js';
@@ -27,7 +26,8 @@ import { eventCatalogue, projections } from '../projections/registry.js';
 import { AccountSnapshotStore } from './ledger/account-snapshot.js';
 import { createLogger, type Logger } from './logger.js';
 import { InFlightRequests } from './pipeline/in-flight-requests.js';
-import { textRoutes } from './pipeline/text-routes.js';
+import { endpointRoutes } from './pipeline/endpoint-routes.js';
+import { modelsRoute } from './pipeline/models-route.js';
 import { UndiciProviderClient } from './providers/undici-provider-client.js';
 import { InProcessRateLimiter } from './ratelimit/in-process-rate-limiter.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
@@ -163,13 +163,15 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
 
     const providers = new UndiciProviderClient();
     core.track(() => providers.close());
-    const pipeline = { catalog, directory, accounts, rateLimiter: core.rateLimiter, providers, inFlight: new InFlightRequests(directory), clock, logger };
+    const counters = { rateLimitSettleFailures: 0 };
+    const pipeline = { catalog, directory, accounts, rateLimiter: core.rateLimiter, providers, inFlight: new InFlightRequests(directory), clock, logger, counters };
     const app = createApp({
       logger,
       readiness,
       routers: [
-        textRoutes(pipeline),
-modelsRoutes(catalog, directory, clock), adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely })],
+        endpointRoutes(pipeline),
+        modelsRoute(pipeline),
+        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely })],
     });
     const server = createServer(app);
     // Longer than the usual load-balancer idle timeout, so the balancer closes idle connections first.

@@ -5,8 +5,9 @@ import { DEFAULT_RPM, DEFAULT_TPM, type KeySettings } from '../access/access-eve
 import type { CatalogStore } from '../catalog/catalog-store.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { parseJsonObject } from '../http/body-reader.js';
-import type { RequestContext } from '../http/request-context.js';
+import { DEFAULT_BODY_LIMIT } from '../endpoints/body-limits.js';
+import { parseJsonObject, readBody } from '../pipeline/request-body.js';
+import type { RequestContext } from '../pipeline/request-context.js';
 import type { AccountService } from '../ledger/account-service.js';
 import type { Kysely } from 'kysely';
 import { spendReport } from './spend-report.js';
@@ -40,6 +41,11 @@ export function adminRoutes(deps: AdminDependencies): Router {
   const { commands, accounts, catalog, clock } = deps;
   const actor = 'api';
   router.use('/admin/v1', requireAdminToken(deps.adminToken));
+  // Bodies are read once the token is checked, within the usual limit.
+  router.use('/admin/v1', async (req, res, next) => {
+    if (req.method === 'POST' || req.method === 'PATCH' || req.method === 'PUT') (res.locals as RequestContext).body = await readBody(req, DEFAULT_BODY_LIMIT);
+    next();
+  });
 
   const body = (res: { locals: unknown }) => parseJsonObject((res.locals as RequestContext).body ?? Buffer.alloc(0));
   const organizationRecord = async (orgId: string) => {

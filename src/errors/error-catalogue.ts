@@ -13,6 +13,7 @@ export interface ErrorDefinition {
 export const errorCatalogue = {
   // 400: the request itself is wrong
   invalid_json: { status: 400, message: 'the request body is not valid JSON' },
+  json_too_deep: { status: 400, message: 'the request body nests too deeply' },
   invalid_request: { status: 400, message: 'the request is invalid' },
   model_category_mismatch: { status: 400, message: 'this model cannot be used on this endpoint' },
   stateful_not_supported: { status: 400, message: 'stored responses and previous_response_id are not supported; send the full history' },

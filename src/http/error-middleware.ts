@@ -3,10 +3,11 @@ import { isConnectionFailure, STORE_RETRY_AFTER_SECONDS } from '../errors/connec
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import { renderError } from '../errors/render-error.js';
 import type { Logger } from '../logger.js';
-import { requestContext } from './request-context.js';
+import { requestContext } from '../pipeline/request-context.js';
 
 /** Unknown routes answer 404 in the same error shape as everything else. */
 export const routeNotFound: RequestHandler = (req, _res, next) => {
+  req.resume(); // an unread body is drained, so the client can read the answer
   next(new GatewayError('route_not_found', `no route for ${req.method} ${req.path}`));
 };
 

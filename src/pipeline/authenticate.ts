@@ -20,14 +20,28 @@ export interface Caller {
 export function authenticate(headers: IncomingHttpHeaders, directory: AccessDirectory, now: Date): Caller {
   const secret = presentedSecret(headers);
   if (!secret) throw new GatewayError('invalid_api_key', 'no API key: send Authorization: Bearer <key> or x-api-key: <key>');
-  const key = directory.keyBySecretHash(hashKeySecret(secret));
+  return callerOf(directory.keyBySecretHash(hashKeySecret(secret)), directory, now, requestedSpace(headers));
+}
+
+/**
+ * The same checks again on the directory's current state of an authenticated caller's key (after the
+ * directory was refreshed because a reserve was decided on older access data).
+ */
+export function reauthenticate(caller: Caller, directory: AccessDirectory, now: Date): Caller {
+  return callerOf(directory.key(caller.key.keyId), directory, now, caller.spaceId);
+}
+
+function callerOf(key: KeyState | undefined, directory: AccessDirectory, now: Date, spaceId: string | null): Caller {
   if (!key) throw new GatewayError('invalid_api_key');
   const status = keyStatus(key, now);
   if (status !== 'valid') throw new GatewayError('invalid_api_key', `the API key is ${status}`);
   const organization = directory.organization(key.orgId);
   if (!organization?.exists) throw new GatewayError('invalid_api_key');
   if (organization.status !== 'active') throw new GatewayError('account_blocked');
-  return { key, organization, spaceId: spaceOf(headers, organization) };
+  if (spaceId !== null && !organization.spaces.has(spaceId)) {
+    throw new GatewayError('invalid_space', `X-Service-Space ${spaceId} is not a space of this organization`);
+  }
+  return { key, organization, spaceId };
 }
 
 function presentedSecret(headers: IncomingHttpHeaders): string | undefined {
@@ -41,15 +55,10 @@ function presentedSecret(headers: IncomingHttpHeaders): string | undefined {
   return value?.trim() || undefined;
 }
 
-/** `X-Service-Space` must name a space of the key's own organization (issue: spaces header). */
-function spaceOf(headers: IncomingHttpHeaders, organization: OrganizationState): string | null {
+/** `X-Service-Space`: it must name a space of the key's own organization (checked in `callerOf`). */
+function requestedSpace(headers: IncomingHttpHeaders): string | null {
   const header = headers['x-service-space'];
-  const spaceId = (Array.isArray(header) ? header[0] : header)?.trim();
-  if (!spaceId) return null;
-  if (!organization.spaces.has(spaceId)) {
-    throw new GatewayError('invalid_space', `X-Service-Space ${spaceId} is not a space of this organization`);
-  }
-  return spaceId;
+  return (Array.isArray(header) ? header[0] : header)?.trim() || null;
 }
 
 /** Whether the key may use the model (an absent list allows every model of the catalog). */

@@ -17,4 +17,11 @@ export interface PipelineDependencies {
   readonly inFlight: InFlightRequests;
   readonly clock: Clock;
   readonly logger: Logger;
+  readonly counters: PipelineCounters;
+}
+
+/** Failures that cost no money but must not pass unnoticed (read by the metrics endpoint). */
+export interface PipelineCounters {
+  /** Rate-limit corrections that could not be written (the admission's estimate then stays counted). */
+  rateLimitSettleFailures: number;
 }

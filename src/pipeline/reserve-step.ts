@@ -7,8 +7,7 @@ import type { ReserveLimits, SpendLimits } from '../ledger/account-decider.js';
 import type { SpendOwner } from '../ledger/account-events.js';
 import type { AccountService } from '../ledger/account-service.js';
 import { formatUsd } from '../ledger/money.js';
-import { authenticate, keyAllowsModel, type Caller } from './authenticate.js';
-import type { IncomingHttpHeaders } from 'node:http';
+import { keyAllowsModel, reauthenticate, type Caller } from './authenticate.js';
 
 /** How long past the provider's own timeout a reservation may stay open before the sweeper expires it. */
 const DEADLINE_MARGIN_MS = 60_000;
@@ -24,7 +23,6 @@ export interface Reservation {
 
 export interface ReserveInput {
   readonly requestId: string;
-  readonly headers: IncomingHttpHeaders;
   readonly caller: Caller;
   readonly model: CatalogModel;
   readonly amount: bigint;
@@ -71,7 +69,7 @@ export async function reserveFunds(accounts: AccountService, directory: AccessDi
       throw refusal;
     }
     await directory.refresh(decision.stale.map(({ stream }) => stream));
-    caller = authenticate(input.headers, directory, clock.now());
+    caller = reauthenticate(caller, directory, clock.now());
     if (!keyAllowsModel(caller.key, input.model.id)) throw new GatewayError('model_not_allowed');
   }
   throw new GatewayError('service_unavailable', 'access rules kept changing during the request; retry it', { retryAfterSeconds: 1 });

@@ -1,13 +1,5 @@
-import { countTokens } from 'gpt-tokenizer';
 import type { CatalogModel } from '../catalog/catalog.js';
 import { costOfUsage } from '../catalog/pricing.js';
-import { estimateInputTokens } from '../catalog/reserve-estimate.js';
-import type { CanonicalStreamEvent } from '../formats/canonical/canonical-stream-event.js';
-import type { ClientStream } from '../formats/canonical/stream-codec.js';
-import type { Usage } from '../formats/canonical/canonical-usage.js';
-import type { FormatName } from '../formats/canonical/format-name.js';
-import { formatCodecs } from '../formats/format-codecs.js';
-import type { SseEvent } from '../formats/sse-event.js';
 import type { ReleaseReason, UsageRecord } from '../ledger/account-events.js';
 import type { AccountService } from '../ledger/account-service.js';
 import type { Logger } from '../logger.js';
@@ -52,60 +44,4 @@ export async function closeReservation(accounts: AccountService, model: CatalogM
       await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** (attempt - 1), MAX_BACKOFF_MS)));
     }
   }
-}
-
-export function usageRecord(usage: Usage): UsageRecord {
-  return {
-    inputTokens: usage.inputTokens,
-    cachedInputTokens: usage.cachedInputTokens,
-    cacheWriteTokens: usage.cacheWriteTokens,
-    outputTokens: usage.outputTokens,
-    reasoningTokens: usage.reasoningTokens,
-  };
-}
-
-/**
- * The provider reported no usage (peer-pitfalls: spend recorded as zero): count it. The input is the
- * reserve's upper bound; the output is every string of the answer, tokenized with the same margin.
- */
-export function countedResponseUsage(inputTokens: number, responseBody: unknown): UsageRecord {
-  return { inputTokens, outputTokens: estimateInputTokens(responseBody, new Set(['id', 'model', 'object', 'type', 'role'])), counted: true };
-}
-
-/** The same for a stream: the provider events received, decoded, and their text, reasoning and tool arguments counted. */
-function countedStreamUsage(inputTokens: number, providerFormat: FormatName, received: readonly SseEvent[]): UsageRecord {
-  const decoder = formatCodecs[providerFormat].createDecoder();
-  const events: CanonicalStreamEvent[] = [];
-  let text = '';
-  const collect = () => {
-    for (const event of events) {
-      if (event.type === 'text_delta' || event.type === 'reasoning_delta') text += JSON.parse(event.text) as string;
-      else if (event.type === 'tool_call_delta') text += JSON.parse(event.arguments) as string;
-    }
-    events.length = 0;
-  };
-  for (const event of received) {
-    try {
-      decoder.push(event, events);
-    } catch {
-      // a malformed provider event adds nothing countable
-    }
-    collect();
-  }
-  return { inputTokens, outputTokens: Math.ceil((countTokens(text, { disallowedSpecial: new Set() }) * 5) / 4), counted: true };
-}
-
-/**
- * What a stream is charged. A finished stream carries the provider's final usage. A stream that ended
- * early (provider error event, lost connection, client gone, key revoked) carries at most what the provider
- * said up front — a messages `message_start` has the input and an output of 1 — so the output received is
- * counted instead (spec 3.5: spending is counted by what was received; peer-pitfalls: spend recorded as zero).
- */
-export function streamSettlementUsage(stream: ClientStream, inputTokens: number, providerFormat: FormatName, received: readonly SseEvent[]): UsageRecord {
-  const finished = stream.done && stream.error === undefined;
-  if (stream.usage && finished) return usageRecord(stream.usage);
-  const counted = countedStreamUsage(inputTokens, providerFormat, received);
-  if (!stream.usage) return counted;
-  const reported = usageRecord(stream.usage);
-  return { ...reported, inputTokens: reported.inputTokens || counted.inputTokens, outputTokens: Math.max(reported.outputTokens ?? 0, counted.outputTokens ?? 0), counted: true };
 }

@@ -126,7 +126,8 @@ describe('foundation over HTTP', () => {
     // then dropped, and the rest of the upload is read and discarded.
     const chunk = Buffer.alloc(256 * 1024, 0x20);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+      // with a key: the body is read once the caller is known
+      const req = httpRequest(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` } });
       req.on('response', (res) => {
         res.resume();
         resolve(res.statusCode!);

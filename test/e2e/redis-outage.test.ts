@@ -46,6 +46,13 @@ describe('when Redis goes away', function () {
       startGatewayProcess(env, providers, { probeEventLoop: true }),
       startGatewayProcess({ ...env, REDIS_OUTAGE: 'fail-open' }, providers, { probeEventLoop: true }),
     ]);
+    // A serving gateway has run each path once: first-use costs (JIT, tokenizer tables) are not the outage's.
+    for (const gateway of [closed, open]) {
+      const warm = await gateway.admin.organizationWithKey({ credits: '1' });
+      for (const format of CLIENT_FORMATS) {
+        expect((await postText(gateway.url, format, warm.secret, textRequest(format, MODEL, { stream: false }))).status).to.equal(200);
+      }
+    }
   });
 
   after(async () => {

@@ -1,0 +1,87 @@
+import type { ModelCategory } from '../catalog/catalog-schema.js';
+import type { CatalogModel } from '../catalog/catalog.js';
+import type { ErrorStyle } from '../errors/render-error.js';
+import type { JsonObject } from '../formats/json-value.js';
+import type { SseEvent } from '../formats/sse-event.js';
+import type { UsageRecord } from '../ledger/account-events.js';
+import type { Nanodollars } from '../ledger/money.js';
+import type { ProviderClient, ProviderEventStream, ProviderResponse } from '../providers/provider-client.js';
+
+/**
+ * What an endpoint is, declared once: its routes, which models it serves, how its body is read and
+ * parsed, how much it reserves, how it calls the provider and answers. The request pipeline
+ * (`src/pipeline/run-endpoint.ts`) runs every declaration through the same steps, so authentication,
+ * limits, the reserve and the settlement exist once, whatever the endpoint.
+ */
+export interface EndpointSpec<Request extends EndpointRequest = EndpointRequest> {
+  /** A short name for logs (`chat`, `messages`, …). */
+  readonly name: string;
+  readonly routes: readonly string[];
+  /** The error body of every answer on these routes, chosen before the body is read (spec 2.3). */
+  readonly errorStyle: ErrorStyle;
+  /** Largest body accepted, in bytes (spec 8). */
+  readonly bodyLimit: number;
+  /** Spec 7.2: the model categories this endpoint serves; any other is `400 model_category_mismatch`. */
+  readonly categories: readonly ModelCategory[];
+  /** Whether answers carry `X-PII-Masking` and the header is honoured (the text endpoints). */
+  readonly piiMasking: boolean;
+  /** The parsed JSON body → the typed request; throws `GatewayError` (400s) for a bad one. */
+  parse(body: JsonObject): Request;
+  /** A further check of the request against the resolved model (e.g. image models only with `modalities`). */
+  checkModel?(request: Request, model: CatalogModel): void;
+  /** The reserve (the largest possible cost) and the tokens counted against the key's per-minute limit. */
+  estimate(request: Request, model: CatalogModel, body: JsonObject): ReserveEstimate;
+  /** Appended to a 402's message (a smaller output cap lowers the reserve); none where the spec fixes the text. */
+  readonly capHint?: string;
+  /** Sends the request to the model's provider. */
+  call(exchange: Exchange<Request>): Promise<ProviderResponse>;
+  /** A 2xx JSON answer → the client's body and the usage to settle. */
+  answer(exchange: Exchange<Request>, providerBody: JsonObject): JsonAnswer;
+  /** A 2xx event stream → the client's stream; returns what was used, also when the stream broke off. */
+  stream?(exchange: Exchange<Request>, events: ProviderEventStream, reply: StreamReply): Promise<UsageRecord>;
+}
+
+export interface EndpointRequest {
+  /** The model as the client named it (`<provider>/<model>`). */
+  readonly model: string;
+}
+
+export interface ReserveEstimate {
+  readonly amount: Nanodollars;
+  /** Counted against the key's tokens per minute when the request is admitted. */
+  readonly rateLimitTokens: number;
+  /** An upper bound of the input tokens: what is charged for the input when the provider reports none. */
+  readonly inputTokens: number;
+}
+
+/** One request from the reserve on: what the endpoint's call and answer see. */
+export interface Exchange<Request> {
+  readonly request: Request;
+  readonly body: JsonObject;
+  readonly model: CatalogModel;
+  readonly estimate: ReserveEstimate;
+  /** The gateway request id (`gen-…`), also the reservation id. */
+  readonly requestId: string;
+  /** Unix seconds, from the pipeline's clock. */
+  readonly created: number;
+  /** A request header as the client sent it (first value), for the few that are forwarded. */
+  header(name: string): string | undefined;
+  /** Aborted when the client goes away or the key is revoked; `reason` says which. */
+  readonly signal: AbortSignal;
+  readonly providers: ProviderClient;
+  /** Whether the key was revoked while the request ran (the answer must then end with `key_revoked`). */
+  revoked(): boolean;
+}
+
+export interface JsonAnswer {
+  readonly body: JsonObject;
+  readonly usage: UsageRecord;
+}
+
+/** Where a streaming endpoint writes its events (the pipeline owns the HTTP response). */
+export interface StreamReply {
+  /** Sends the status line and SSE headers. */
+  start(): void;
+  write(events: readonly SseEvent[]): void;
+  end(): void;
+}

@@ -1,0 +1,122 @@
+import type { CatalogModel } from '../../catalog/catalog.js';
+import { estimateInputTokens, textReserve } from '../../catalog/reserve-estimate.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { errorFromGatewayError } from '../../formats/canonical/canonical-error.js';
+import type { CanonicalRequest } from '../../formats/canonical/canonical-request.js';
+import type { FormatName } from '../../formats/canonical/format-name.js';
+import { formatCodecs } from '../../formats/format-codecs.js';
+import type { JsonObject } from '../../formats/json-value.js';
+import { passThroughRequest, passThroughResponse } from '../../formats/pass-through.js';
+import { createClientStream, translateRequest, translateResponse } from '../../formats/translate.js';
+import type { UsageRecord } from '../../ledger/account-events.js';
+import { CostAccumulator } from '../../ledger/money.js';
+import { ProviderStreamError } from '../../providers/provider-stream-error.js';
+import type { ProviderEventStream } from '../../providers/provider-client.js';
+import { providerAdapter } from '../../providers/provider-registry.js';
+import { DEFAULT_BODY_LIMIT } from '../body-limits.js';
+import type { EndpointSpec, Exchange, JsonAnswer, StreamReply } from '../endpoint-spec.js';
+import { StreamUsageMeter } from './stream-usage-meter.js';
+import { countedResponseUsage, usageRecord } from './text-usage.js';
+
+/**
+ * The three text formats (spec 4.1–4.3): any text model answers any of them. The body goes to the
+ * provider as sent when it speaks the client's format (only the model replaced), else it is translated
+ * through the canonical model, and so are the answer and the stream (DESIGN 7).
+ */
+export const chatEndpoint = textEndpoint('chat', ['/v1/chat/completions'], 'a smaller max_tokens or max_completion_tokens lowers the reserve');
+/** `/messages` too: clients whose base URL is the gateway root append the path themselves (spec 9.1). */
+export const messagesEndpoint = textEndpoint('messages', ['/v1/messages', '/messages'], undefined); // spec 7.3.1: the 402 text is exact
+export const responsesEndpoint = textEndpoint('responses', ['/v1/responses'], 'a smaller max_output_tokens lowers the reserve');
+
+type TextExchange = Exchange<CanonicalRequest>;
+
+function textEndpoint(format: FormatName, routes: readonly string[], capHint: string | undefined): EndpointSpec<CanonicalRequest> {
+  return {
+    name: format,
+    routes,
+    errorStyle: format === 'messages' ? 'messages' : 'openai',
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    // Spec 7.2: image models answer chat completions too (image generation through `modalities`).
+    categories: format === 'chat' ? ['text', 'image'] : ['text'],
+    piiMasking: true,
+    ...(capHint === undefined ? {} : { capHint }),
+    parse: (body) => formatCodecs[format].parseRequest(body),
+    estimate: (request, model, body) => {
+      const inputTokens = estimateInputTokens(body);
+      return {
+        amount: model.category === 'image' ? imageReserve(model) : textReserve(model, inputTokens, request.maxOutputTokens),
+        rateLimitTokens: inputTokens + (request.maxOutputTokens ?? 0),
+        inputTokens,
+      };
+    },
+    call: (exchange) => {
+      const { model, request, body } = exchange;
+      const upstreamFormat = providerFormat(format, model);
+      const upstream =
+        upstreamFormat === format
+          ? passThroughRequest(format, body, { model: model.upstream, dropParams: model.dropParams }).body
+          : translateRequest(request, upstreamFormat, { model: model.upstream, maxOutputTokensFallback: model.maxOutputTokens, dropParams: model.dropParams }).body;
+      const path = providerAdapter(model.provider.kind).path(upstreamFormat);
+      if (!path) throw new GatewayError('provider_error', `provider ${model.provider.name} does not speak ${upstreamFormat}`);
+      const beta = exchange.header('anthropic-beta');
+      return exchange.providers.call({
+        provider: model.provider,
+        path,
+        body: JSON.stringify(upstream),
+        ...(beta && model.provider.kind === 'anthropic' ? { headers: { 'anthropic-beta': beta } } : {}),
+        signal: exchange.signal,
+        stream: request.stream,
+      });
+    },
+    answer: (exchange, providerBody) => jsonAnswer(format, exchange, providerBody),
+    stream: (exchange, events, reply) => streamAnswer(format, exchange, events, reply),
+  };
+}
+
+/** The client's format when the provider speaks it (pass-through), else the provider's first. */
+function providerFormat(format: FormatName, model: CatalogModel): FormatName {
+  return model.provider.formats.includes(format) ? format : model.provider.formats[0]!;
+}
+
+function jsonAnswer(format: FormatName, exchange: TextExchange, answer: JsonObject): JsonAnswer {
+  const { model } = exchange;
+  const identity = { requestId: exchange.requestId, model: model.id, created: exchange.created };
+  const upstreamFormat = providerFormat(format, model);
+  let body: JsonObject;
+  let reported;
+  if (upstreamFormat === format) ({ body, usage: reported } = passThroughResponse(format, answer, identity));
+  else ({ body, response: { usage: reported } } = translateResponse(answer, upstreamFormat, format, identity));
+  const usage: UsageRecord = reported ? usageRecord(reported) : countedResponseUsage(exchange.estimate.inputTokens, answer);
+  return { body, usage: model.category === 'image' ? { ...usage, images: imagesIn(answer) } : usage };
+}
+
+async function streamAnswer(format: FormatName, exchange: TextExchange, events: ProviderEventStream, reply: StreamReply): Promise<UsageRecord> {
+  const { model, request } = exchange;
+  const upstreamFormat = providerFormat(format, model);
+  const identity = { requestId: exchange.requestId, model: model.id, created: exchange.created };
+  const stream = createClientStream(upstreamFormat, format, { ...identity, includeUsage: request.streamUsage });
+  const meter = new StreamUsageMeter(upstreamFormat, exchange.estimate.inputTokens, model.category === 'image');
+  reply.start();
+  try {
+    for await (const event of events) {
+      meter.observe(event);
+      reply.write(stream.push(event));
+    }
+    reply.write(stream.end());
+  } catch (error) {
+    if (exchange.revoked()) reply.write(stream.fail(errorFromGatewayError(new GatewayError('key_revoked'))));
+    else if (!(error instanceof ProviderStreamError)) throw error;
+    else if (!exchange.signal.aborted) reply.write(stream.end()); // a broken provider stream ends with the format's error event
+  }
+  reply.end();
+  return meter.settlement(stream);
+}
+
+function imageReserve(model: CatalogModel): bigint {
+  return new CostAccumulator().addPerItem(1, model.pricing.perImage ?? 0n).total();
+}
+
+/** Images of an image model's chat answer (`choices[].message.images`). */
+function imagesIn(answer: JsonObject): number {
+  return Math.max(1, JSON.stringify(answer).match(/"image_url"\s*:/g)?.length ?? 0);
+}

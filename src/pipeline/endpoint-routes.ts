@@ -1,0 +1,17 @@
+import { Router } from 'express';
+import type { EndpointSpec } from '../endpoints/endpoint-spec.js';
+import { chatEndpoint, messagesEndpoint, responsesEndpoint } from '../endpoints/text/text-endpoints.js';
+import type { PipelineDependencies } from './pipeline-dependencies.js';
+import { runEndpoint } from './run-endpoint.js';
+
+/** Every endpoint the gateway serves through the pipeline; a new endpoint is one more declaration here. */
+export const endpoints: readonly EndpointSpec[] = [chatEndpoint, messagesEndpoint, responsesEndpoint];
+
+export function endpointRoutes(deps: PipelineDependencies): Router {
+  const router = Router();
+  for (const spec of endpoints) {
+    const handler = runEndpoint(spec, deps);
+    for (const route of spec.routes) router.post(route, handler);
+  }
+  return router;
+}

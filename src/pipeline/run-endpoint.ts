@@ -1,0 +1,67 @@
+import type { RequestHandler } from 'express';
+import type { CatalogModel } from '../catalog/catalog.js';
+import type { EndpointRequest, EndpointSpec } from '../endpoints/endpoint-spec.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { authenticate, keyAllowsModel, type Caller } from './authenticate.js';
+import type { PipelineDependencies } from './pipeline-dependencies.js';
+import { piiMaskingFor } from './pii-header.js';
+import { requestContext } from './request-context.js';
+import { parseJsonObject, readBody, refuseDeclaredOversize } from './request-body.js';
+import { reserveFunds } from './reserve-step.js';
+import { runExchange } from './run-exchange.js';
+
+/**
+ * The request pipeline (DESIGN 5), the same for every endpoint declaration:
+ * error style → declared size → authenticate → PII header → body → parse → model and category →
+ * permissions → rate limit → reserve → call → answer → settle / release / cut off.
+ * Everything before the reserve costs nothing; from the reserve on, `runExchange` closes the reservation
+ * exactly once. The request id is set by the app before any route (src/http/app.ts).
+ */
+export function runEndpoint<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>, deps: PipelineDependencies): RequestHandler {
+  return async (req, res) => {
+    const context = requestContext(res);
+    context.errorStyle = spec.errorStyle;
+    if (spec.piiMasking) res.setHeader('X-PII-Masking', 'off');
+    refuseDeclaredOversize(req, spec.bodyLimit);
+    const now = deps.clock.now();
+
+    const caller = authenticate(req.headers, deps.directory, now);
+    if (spec.piiMasking) res.setHeader('X-PII-Masking', piiMaskingFor(req.headers, caller.organization));
+    const body = parseJsonObject(await readBody(req, spec.bodyLimit));
+    const request = spec.parse(body);
+    const model = resolveModel(spec, request, caller, deps);
+    const estimate = spec.estimate(request, model, body);
+
+    const admission = await deps.rateLimiter.admit(caller.key.keyId, context.requestId, estimate.rateLimitTokens, {
+      requestsPerMinute: caller.key.rpm,
+      tokensPerMinute: caller.key.tpm,
+    });
+    if (!admission.allowed) {
+      const limit = admission.reason === 'requests' ? `${caller.key.rpm} requests` : `${caller.key.tpm} tokens`;
+      throw new GatewayError('rate_limit_exceeded', `more than ${limit} per minute for this key`, { retryAfterSeconds: Math.ceil(admission.retryAfterMs / 1000) });
+    }
+    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, {
+      requestId: context.requestId,
+      caller,
+      model,
+      amount: estimate.amount,
+      capHint: spec.capHint,
+    });
+    await runExchange(spec, deps, { req, res, request, body, model, estimate, reservation, created: Math.floor(now.getTime() / 1000) });
+  };
+}
+
+/** The catalog model the request names, if this endpoint serves its category (spec 7.2) and the key may use it. */
+function resolveModel<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>, request: Parsed, caller: Caller, deps: PipelineDependencies): CatalogModel {
+  const model = deps.catalog.findModel(request.model);
+  if (!model) throw new GatewayError('model_not_found', `model ${request.model} is not in the catalog`, { param: 'model' });
+  if (!spec.categories.includes(model.category)) {
+    const article = /^[aeiou]/.test(model.category) ? 'an' : 'a';
+    throw new GatewayError('model_category_mismatch', `${model.id} is ${article} ${model.category} model; ${spec.routes[0]} serves ${spec.categories.join(' and ')} models`, {
+      param: 'model',
+    });
+  }
+  spec.checkModel?.(request, model);
+  if (!keyAllowsModel(caller.key, model.id)) throw new GatewayError('model_not_allowed', `this API key may not use ${model.id}`);
+  return model;
+}

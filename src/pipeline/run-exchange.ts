@@ -1,0 +1,144 @@
+import type { Request, Response } from 'express';
+import type { CatalogModel } from '../catalog/catalog.js';
+import type { EndpointRequest, EndpointSpec, Exchange, ReserveEstimate } from '../endpoints/endpoint-spec.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { isJsonObject, type JsonObject } from '../formats/json-value.js';
+import type { UsageRecord } from '../ledger/account-events.js';
+import type { ProviderBodyResponse } from '../providers/provider-client.js';
+import { KEY_REVOKED } from './in-flight-requests.js';
+import type { PipelineDependencies } from './pipeline-dependencies.js';
+import type { Reservation } from './reserve-step.js';
+import { closeReservation, type Closing } from './settle-step.js';
+import { streamReply } from './stream-reply.js';
+
+/** What the pipeline has decided about the request when the reservation is made. */
+export interface ExchangeInput<Parsed> {
+  readonly req: Request;
+  readonly res: Response;
+  readonly request: Parsed;
+  readonly body: JsonObject;
+  readonly model: CatalogModel;
+  readonly estimate: ReserveEstimate;
+  readonly reservation: Reservation;
+  /** Unix seconds, from the pipeline's clock. */
+  readonly created: number;
+}
+
+/** How the exchange ended: what the reservation becomes, and the error the client gets, if any. */
+interface Outcome {
+  readonly closing: Closing;
+  readonly error?: unknown;
+}
+
+const CLIENT_GONE = 'client_disconnected';
+
+/**
+ * From the reserve on (DESIGN 5): call the provider, answer, and close the reservation exactly once.
+ * This is the one place that knows how a request can end and what each way costs:
+ * - answered: settled for the usage (a stream also when it broke off: it is charged for what arrived);
+ * - the provider's own error (passed back as it is) or a failure before any answer: released in full;
+ * - the client went away: a stream is settled for what arrived, anything else released (`cancelled`);
+ * - the key was revoked meanwhile: cut off, charged for what arrived, and the client gets `key_revoked`.
+ */
+export async function runExchange<Parsed extends EndpointRequest>(
+  spec: EndpointSpec<Parsed>,
+  deps: PipelineDependencies,
+  input: ExchangeInput<Parsed>,
+): Promise<void> {
+  const { req, res, model, reservation } = input;
+  const controller = new AbortController();
+  const untrack = deps.inFlight.track(reservation.owner.keyId, controller);
+  // The client's disconnect aborts the provider call (and a stream is then settled for what was produced).
+  const onClose = () => {
+    if (!res.writableFinished) controller.abort(CLIENT_GONE);
+  };
+  res.on('close', onClose);
+  const revoked = () => controller.signal.aborted && controller.signal.reason === KEY_REVOKED;
+  const exchange: Exchange<Parsed> = {
+    request: input.request,
+    body: input.body,
+    model,
+    estimate: input.estimate,
+    requestId: reservation.reservationId,
+    created: input.created,
+    header: (name) => req.get(name),
+    signal: controller.signal,
+    providers: deps.providers,
+    revoked,
+  };
+  let outcome: Outcome;
+  try {
+    outcome = await serve(spec, exchange, res);
+  } catch (error) {
+    outcome = failed(error, controller.signal);
+  } finally {
+    res.off('close', onClose);
+    untrack();
+  }
+  await closeReservation(deps.accounts, model, reservation, outcome.closing, deps.logger);
+  settleRateLimit(deps, reservation, outcome.closing);
+  if (outcome.error !== undefined) throw outcome.error;
+}
+
+async function serve<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>, exchange: Exchange<Parsed>, res: Response): Promise<Outcome> {
+  const answer = await spec.call(exchange);
+  if (answer.type === 'body') {
+    if (answer.status >= 400) {
+      // Spec 7.3.2: the provider's own error, as it is (status, body, Retry-After).
+      sendProviderError(res, answer);
+      return { closing: { kind: 'release', reason: 'provider_error' } };
+    }
+    const { body, usage } = spec.answer(exchange, parseProviderJson(answer.body));
+    // Revoked after the whole answer arrived: the client does not get it, but the provider's work is paid.
+    if (exchange.revoked()) return { closing: { kind: 'cut_off', usage }, error: new GatewayError('key_revoked') };
+    res.status(200).json(body);
+    return { closing: { kind: 'settle', usage } };
+  }
+  if (!spec.stream) {
+    answer.events.cancel();
+    throw new GatewayError('provider_error', 'the provider answered with an event stream where a JSON body was expected');
+  }
+  const usage = await spec.stream(exchange, answer.events, streamReply(res));
+  return { closing: exchange.revoked() ? { kind: 'cut_off', usage } : { kind: 'settle', usage } };
+}
+
+/** A failure before or while answering, with nothing received that could be charged. */
+function failed(error: unknown, signal: AbortSignal): Outcome {
+  if (signal.aborted && signal.reason === KEY_REVOKED) return { closing: { kind: 'cut_off', usage: {} }, error: new GatewayError('key_revoked') };
+  if (signal.aborted) return { closing: { kind: 'release', reason: 'cancelled' }, error };
+  return { closing: { kind: 'release', reason: 'provider_error' }, error };
+}
+
+/**
+ * Replaces the admission's token estimate with what was used. A failure here costs no money (the estimate
+ * stays counted until the window moves past it, which errs toward the limit), but it is logged and
+ * counted, never dropped silently.
+ */
+function settleRateLimit(deps: PipelineDependencies, reservation: Reservation, closing: Closing): void {
+  const used = closing.kind === 'release' ? 0 : tokensOf(closing.usage);
+  deps.rateLimiter.settle(reservation.owner.keyId, reservation.reservationId, used).catch((error: unknown) => {
+    deps.counters.rateLimitSettleFailures++;
+    deps.logger.warn({ err: error, requestId: reservation.reservationId }, 'could not correct the rate-limit count of a request');
+  });
+}
+
+function tokensOf(usage: UsageRecord): number {
+  return (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+}
+
+function parseProviderJson(body: Buffer): JsonObject {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    if (isJsonObject(value)) return value;
+  } catch {
+    // fall through
+  }
+  throw new GatewayError('provider_error', 'the provider answered with a body that is not JSON');
+}
+
+function sendProviderError(res: Response, answer: ProviderBodyResponse): void {
+  res.status(answer.status);
+  res.setHeader('Content-Type', answer.headers.contentType ?? 'application/json');
+  if (answer.headers.retryAfter) res.setHeader('Retry-After', answer.headers.retryAfter);
+  res.end(answer.body);
+}
