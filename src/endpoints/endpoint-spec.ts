@@ -82,6 +82,9 @@ export interface JsonAnswer {
 export interface StreamReply {
   /** Sends the status line and SSE headers. */
   start(): void;
-  write(events: readonly SseEvent[]): void;
+  /** False when the client is not keeping up: wait for `drain()` before reading more from the provider. */
+  write(events: readonly SseEvent[]): boolean;
+  /** Resolves when the client has taken what was written (or is gone). */
+  drain(): Promise<void>;
   end(): void;
 }

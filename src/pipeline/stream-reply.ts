@@ -19,19 +19,31 @@ export function streamReply(res: Response): StreamReply {
       res.flushHeaders();
     },
     write: (events) => writeEvents(res, events),
+    drain: () =>
+      new Promise<void>((resolve) => {
+        if (!res.writableNeedDrain || res.destroyed) return resolve();
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      }),
     end() {
       res.end();
     },
   };
 }
 
-function writeEvents(res: Response, events: readonly SseEvent[]): void {
-  if (events.length === 0 || res.writableEnded || res.destroyed) return;
-  if (events.length === 1) {
-    res.write(formatSseEvent(events[0]!));
-    return;
-  }
+/** Returns false when the client is not keeping up (the socket's buffer is full). */
+function writeEvents(res: Response, events: readonly SseEvent[]): boolean {
+  if (res.writableEnded || res.destroyed) return true;
+  if (events.length === 0) return !res.writableNeedDrain;
+  if (events.length === 1) return res.write(formatSseEvent(events[0]!));
   res.cork();
-  for (const event of events) res.write(formatSseEvent(event));
+  let room = true;
+  for (const event of events) room = res.write(formatSseEvent(event));
   process.nextTick(() => res.uncork());
+  return room;
 }

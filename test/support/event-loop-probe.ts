@@ -1,10 +1,17 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /**
- * Loaded into a gateway child process (`--import`) by tests that cut its stores: every 200 ms it sends
- * the test, over the IPC channel, the longest event-loop delay since the last report and the process's
- * CPU time so far, so the test can show the gateway stayed responsive and did not spin.
+ * Loaded into a gateway child process (`--import`) by tests that watch it from outside: every 200 ms it
+ * sends the test, over the IPC channel, the longest event-loop delay since the last report and the
+ * process's CPU time so far (so a test can show the gateway stayed responsive and did not spin), and it
+ * answers a `heap` message with the heap used after a full garbage collection (the child runs with
+ * --expose-gc), so a test can show memory does not grow with what passes through.
  */
+export interface HeapReport {
+  readonly type: 'heap';
+  readonly heapUsed: number;
+}
+
 export interface EventLoopReport {
   readonly type: 'event-loop';
   /** Longest delay of the event loop in the last interval, in milliseconds. */
@@ -26,3 +33,10 @@ if (process.send) {
     process.send?.(report);
   }, 200).unref();
 }
+
+process.on('message', (message: { type?: string }) => {
+  if (message?.type !== 'heap') return;
+  (globalThis as { gc?: () => void }).gc?.();
+  const report: HeapReport = { type: 'heap', heapUsed: process.memoryUsage().heapUsed };
+  process.send?.(report);
+});

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { AdminClient } from './admin-client.js';
 import { catalogFor, FAKE_ANTHROPIC_KEY, FAKE_OPENAI_KEY, TEST_ADMIN_TOKEN, type FakeProviderUrls } from './test-gateway.js';
 import { freePort } from './test-services.js';
-import type { EventLoopReport } from './event-loop-probe.js';
+import type { EventLoopReport, HeapReport } from './event-loop-probe.js';
 
 /**
  * A gateway as its own OS process (`src/main.ts` through tsx), in production mode: its own caches, pools,
@@ -16,6 +16,8 @@ export interface GatewayProcess {
   readonly url: string;
   /** Event-loop reports of the child (only with `{ probeEventLoop: true }`), oldest first. */
   readonly eventLoop: EventLoopReport[];
+  /** The child's heap used after a full collection, in bytes (only with `{ probeEventLoop: true }`). */
+  heapUsedAfterGc(): Promise<number>;
   readonly admin: AdminClient;
   readonly child: ChildProcess;
   /** Everything it wrote on stdout and stderr so far. */
@@ -32,7 +34,7 @@ export interface GatewayProcessOptions {
 export async function startGatewayProcess(env: Record<string, string>, providers: FakeProviderUrls, options: GatewayProcessOptions = {}): Promise<GatewayProcess> {
   const directory = mkdtempSync(join(tmpdir(), 'gw-process-'));
   const port = await freePort();
-  const probe = options.probeEventLoop ? ['--import', './test/support/event-loop-probe.ts'] : [];
+  const probe = options.probeEventLoop ? ['--expose-gc', '--import', './test/support/event-loop-probe.ts'] : [];
   const child = spawn(process.execPath, ['--import', 'tsx', ...probe, 'src/main.ts'], {
     env: {
       PATH: process.env.PATH!,
@@ -50,9 +52,16 @@ export async function startGatewayProcess(env: Record<string, string>, providers
     stdio: options.probeEventLoop ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   const eventLoop: EventLoopReport[] = [];
-  child.on('message', (message: EventLoopReport) => {
+  const heapWaiters: Array<(heapUsed: number) => void> = [];
+  child.on('message', (message: EventLoopReport | HeapReport) => {
     if (message?.type === 'event-loop') eventLoop.push(message);
+    else if (message?.type === 'heap') heapWaiters.shift()?.(message.heapUsed);
   });
+  const heapUsedAfterGc = () =>
+    new Promise<number>((resolve) => {
+      heapWaiters.push(resolve);
+      child.send({ type: 'heap' });
+    });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -74,7 +83,7 @@ export async function startGatewayProcess(env: Record<string, string>, providers
     await stop();
     throw error;
   }
-  return { url, eventLoop, admin: new AdminClient(url), child, output: () => output, stop };
+  return { url, eventLoop, heapUsedAfterGc, admin: new AdminClient(url), child, output: () => output, stop };
 }
 
 async function waitUntilListening(url: string, exited: () => boolean, output: () => string): Promise<void> {

@@ -100,7 +100,8 @@ async function streamAnswer(format: FormatName, exchange: TextExchange, events: 
   try {
     for await (const event of events) {
       meter.observe(event);
-      reply.write(stream.push(event));
+      // a slow client slows the provider (its stream pauses) instead of filling the gateway's memory
+      if (!reply.write(stream.push(event))) await reply.drain();
     }
     reply.write(stream.end());
   } catch (error) {
