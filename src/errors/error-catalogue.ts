@@ -68,13 +68,12 @@ export type ErrorType =
   | 'rate_limit_error'
   | 'api_error';
 
-/** Spec 7.1: the type is a function of the status. */
-export function errorTypeForStatus(status: ErrorDefinition['status']): ErrorType {
+/**
+ * Spec 7.1: the type is a function of the status; the one table for the gateway's own errors and for
+ * provider errors shown to a client (any status outside the table is server-side).
+ */
+export function errorTypeForStatus(status: number): ErrorType {
   switch (status) {
-    case 400:
-    case 404:
-    case 413:
-      return 'invalid_request_error';
     case 401:
       return 'authentication_error';
     case 402:
@@ -83,11 +82,8 @@ export function errorTypeForStatus(status: ErrorDefinition['status']): ErrorType
       return 'permission_error';
     case 429:
       return 'rate_limit_error';
-    case 500:
-    case 502:
-    case 503:
-      return 'api_error';
   }
+  return status >= 400 && status < 500 ? 'invalid_request_error' : 'api_error';
 }
 
 export function isErrorCode(value: string): value is ErrorCode {

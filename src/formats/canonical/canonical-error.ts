@@ -1,4 +1,4 @@
-import type { ErrorType } from '../../errors/error-catalogue.js';
+import { errorTypeForStatus, type ErrorType } from '../../errors/error-catalogue.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 
 /**
@@ -17,20 +17,10 @@ export interface CanonicalError {
   readonly providerType?: string;
 }
 
-/** Spec 7.1: the type follows from the status; statuses outside the table are server-side. */
-export function errorTypeOfStatus(status: number): ErrorType {
-  if (status === 401) return 'authentication_error';
-  if (status === 402) return 'insufficient_quota_error';
-  if (status === 403) return 'permission_error';
-  if (status === 429) return 'rate_limit_error';
-  if (status >= 400 && status < 500) return 'invalid_request_error';
-  return 'api_error';
-}
-
 export function providerError(status: number, message: string, providerType?: string): CanonicalError {
   return {
     status,
-    type: errorTypeOfStatus(status),
+    type: errorTypeForStatus(status),
     code: 'provider_error',
     message,
     ...(providerType === undefined ? {} : { providerType }),

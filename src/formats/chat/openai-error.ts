@@ -1,3 +1,4 @@
+import { renderOpenAiError } from '../../errors/render-error.js';
 import { isJsonObject, type JsonObject } from '../json-value.js';
 import { providerError, type CanonicalError } from '../canonical/canonical-error.js';
 
@@ -28,7 +29,7 @@ export function errorFromOpenAiBody(body: unknown, status?: number): CanonicalEr
   return providerError(status ?? statusOfOpenAiError(error), message, providerType);
 }
 
-/** The gateway's error body for every endpoint except messages (spec 2.3; same as render-error.ts). */
+/** The gateway's error body for every endpoint except messages (spec 2.3), as in an error answer. */
 export function renderOpenAiErrorBody(error: CanonicalError): JsonObject {
-  return { error: { type: error.type, code: error.code, message: error.message, param: error.param ?? null } };
+  return renderOpenAiError(error);
 }

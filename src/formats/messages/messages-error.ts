@@ -1,3 +1,4 @@
+import { renderMessagesError } from '../../errors/render-error.js';
 import { isJsonObject, type JsonObject } from '../json-value.js';
 import { providerError, type CanonicalError } from '../canonical/canonical-error.js';
 
@@ -23,9 +24,7 @@ export function errorFromMessagesBody(body: unknown, status?: number): Canonical
   return providerError(status ?? (type ? STATUS_OF_TYPE[type] : undefined) ?? 502, message, type);
 }
 
-/** Spec 2.3: `{type:"error", error:{type, message}}`, no code except `key_revoked` (as render-error.ts). */
+/** Spec 2.3: `{type:"error", error:{type, message}}`, no code except `key_revoked`, as in an error answer. */
 export function renderMessagesErrorBody(error: CanonicalError): JsonObject {
-  const inner: JsonObject = { type: error.type, message: error.message };
-  if (error.code === 'key_revoked') inner.code = error.code;
-  return { type: 'error', error: inner };
+  return renderMessagesError(error);
 }
