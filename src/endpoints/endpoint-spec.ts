@@ -27,8 +27,6 @@ export interface EndpointSpec<Request extends EndpointRequest = EndpointRequest>
   readonly piiMasking: boolean;
   /** The parsed JSON body → the typed request; throws `GatewayError` (400s) for a bad one. */
   parse(body: JsonObject): Request;
-  /** A further check of the request against the resolved model (e.g. image models only with `modalities`). */
-  checkModel?(request: Request, model: CatalogModel): void;
   /** The reserve (the largest possible cost) and the tokens counted against the key's per-minute limit. */
   estimate(request: Request, model: CatalogModel, body: JsonObject): ReserveEstimate;
   /** Appended to a 402's message (a smaller output cap lowers the reserve); none where the spec fixes the text. */

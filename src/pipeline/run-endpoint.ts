@@ -61,7 +61,6 @@ function resolveModel<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>
       param: 'model',
     });
   }
-  spec.checkModel?.(request, model);
   if (!keyAllowsModel(caller.key, model.id)) throw new GatewayError('model_not_allowed', `this API key may not use ${model.id}`);
   return model;
 }
