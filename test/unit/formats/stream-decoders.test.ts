@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CanonicalResponseAccumulator } from '../../../src/formats/canonical/canonical-response-accumulator.js';
+import { CanonicalResponseAccumulator } from '../../support/canonical-response-accumulator.js';
 import type { CanonicalStreamEvent } from '../../../src/formats/canonical/canonical-stream-event.js';
 import { FORMAT_NAMES, type FormatName } from '../../../src/formats/canonical/format-name.js';
 import type { StreamDecoder } from '../../../src/formats/canonical/stream-codec.js';
