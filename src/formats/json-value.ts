@@ -24,3 +24,28 @@ export function tryParseJson(text: string): JsonValue | undefined {
     return undefined;
   }
 }
+
+/**
+ * Whether arrays and objects nest more than `limit` levels deep in `value` (`{}` and `[]` are one level,
+ * a scalar none). Meant for a client body right after `JSON.parse`, which accepts any depth: walks of the
+ * parsed value must not exhaust the call stack, and V8's `JSON.stringify` (which forwards the body) throws
+ * `RangeError` from about 4,000 levels on Node's default stack. Iterative, with one frame per level of the
+ * current path (never one per value), and it stops at the first container beyond the limit.
+ */
+export function jsonNestingDepthExceeds(value: unknown, limit: number): boolean {
+  const path: Array<{ readonly items: readonly unknown[]; next: number }> = [];
+  let current = value;
+  for (;;) {
+    if (typeof current === 'object' && current !== null) {
+      if (path.length >= limit) return true;
+      path.push({ items: Array.isArray(current) ? current : Object.values(current), next: 0 });
+    }
+    let top = path.at(-1);
+    while (top !== undefined && top.next >= top.items.length) {
+      path.pop();
+      top = path.at(-1);
+    }
+    if (top === undefined) return false;
+    current = top.items[top.next++];
+  }
+}
