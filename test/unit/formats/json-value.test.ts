@@ -11,6 +11,9 @@ describe('formats: JSON nesting depth', () => {
     expect(jsonNestingDepthExceeds([[]], 1)).to.equal(true);
     expect(jsonNestingDepthExceeds({ a: [1, { b: null }] }, 3)).to.equal(false);
     expect(jsonNestingDepthExceeds({ a: [1, { b: [] }] }, 3)).to.equal(true);
+    expect(jsonNestingDepthExceeds([[1], [[2]]], 2)).to.equal(true);
+    expect(jsonNestingDepthExceeds([[1], [[2]]], 3)).to.equal(false);
+    expect(jsonNestingDepthExceeds({ a: { b: 1 } }, 1)).to.equal(true);
   });
 
   it('finds the deep branch wherever it is, next to wide shallow ones', () => {
