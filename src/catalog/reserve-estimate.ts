@@ -29,23 +29,34 @@ const BASE64_RUN = /^[A-Za-z0-9+/=\r\n]{512,}$/;
 /**
  * An upper bound of the input tokens of a parsed request body (any of the three formats): every string
  * in it is counted except the fields listed in `ignoredKeys` (model name, flags). Works on the parsed
- * JSON as sent, so the estimate costs no translation.
+ * JSON as sent, so the estimate costs no translation. The walk keeps its own stack of the containers on
+ * the current path: a client body may nest deeper than the call stack goes.
  */
 export function estimateInputTokens(body: unknown, ignoredKeys: ReadonlySet<string> = DEFAULT_IGNORED_KEYS): number {
   let text = 0;
   let extra = 0;
-  const visit = (value: unknown): void => {
+  const path: Array<{ readonly items: readonly unknown[]; next: number }> = [];
+  let value = body;
+  for (;;) {
     if (typeof value === 'string') {
       if (value.startsWith('data:') || BASE64_RUN.test(value)) extra += TOKENS_PER_BINARY_PART;
       else if (value.length > 0) text += countTokens(value, { disallowedSpecial: new Set() });
     } else if (Array.isArray(value)) {
-      for (const item of value) visit(item);
+      path.push({ items: value, next: 0 });
     } else if (typeof value === 'object' && value !== null) {
       extra += TOKENS_PER_OBJECT;
-      for (const [key, item] of Object.entries(value)) if (!ignoredKeys.has(key)) visit(item);
+      const items: unknown[] = [];
+      for (const [key, item] of Object.entries(value)) if (!ignoredKeys.has(key)) items.push(item);
+      path.push({ items, next: 0 });
     }
-  };
-  visit(body);
+    let top = path.at(-1);
+    while (top !== undefined && top.next >= top.items.length) {
+      path.pop();
+      top = path.at(-1);
+    }
+    if (top === undefined) break;
+    value = top.items[top.next++];
+  }
   return Math.ceil((text * TOKENIZER_MARGIN_NUMERATOR) / TOKENIZER_MARGIN_DENOMINATOR) + extra;
 }
 

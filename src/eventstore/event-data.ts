@@ -12,8 +12,38 @@ export interface JsonObject {
   [key: string]: JsonValue;
 }
 
-/** The first place where `value` is not plain JSON (a path such as `$.amount`), or undefined when it is. */
+/** The children of an array (no `keys`) or plain object still to check, with the path that names them. */
+interface Frame {
+  readonly path: string;
+  readonly keys?: readonly string[];
+  readonly values: readonly unknown[];
+  next: number;
+}
+
+/**
+ * The first place where `value` is not plain JSON (a path such as `$.amount`), or undefined when it is.
+ * Depth-first in key order; the walk keeps its own stack, so data of any depth is checked without
+ * exhausting the call stack.
+ */
 export function findNonJson(value: unknown, path = '$'): string | undefined {
+  const first = checkValue(value, path);
+  if (typeof first !== 'object') return first;
+  const stack: Frame[] = [first];
+  for (let top = stack.at(-1); top !== undefined; top = stack.at(-1)) {
+    const index = top.next++;
+    if (index >= top.values.length) {
+      stack.pop();
+      continue;
+    }
+    const found = checkValue(top.values[index], top.keys ? `${top.path}.${top.keys[index]!}` : `${top.path}[${index}]`);
+    if (typeof found === 'string') return found;
+    if (found) stack.push(found);
+  }
+  return undefined;
+}
+
+/** What is wrong with `value` itself, or the frame of its children when it is an array or plain object. */
+function checkValue(value: unknown, path: string): string | Frame | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -24,20 +54,10 @@ export function findNonJson(value: unknown, path = '$'): string | undefined {
       return undefined;
     case 'object': {
       if (value === null) return undefined;
-      if (Array.isArray(value)) {
-        for (let index = 0; index < value.length; index++) {
-          const problem = findNonJson(value[index], `${path}[${index}]`);
-          if (problem) return problem;
-        }
-        return undefined;
-      }
+      if (Array.isArray(value)) return { path, values: value, next: 0 };
       const prototype: unknown = Object.getPrototypeOf(value);
       if (prototype !== Object.prototype && prototype !== null) return `${path} is not a plain object`;
-      for (const [key, child] of Object.entries(value)) {
-        const problem = findNonJson(child, `${path}.${key}`);
-        if (problem) return problem;
-      }
-      return undefined;
+      return { path, keys: Object.keys(value), values: Object.values(value), next: 0 };
     }
     case 'bigint':
       return `${path} is a bigint (send amounts as strings of integer nanodollars)`;

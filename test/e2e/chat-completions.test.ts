@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { parseUsd } from '../../src/ledger/money.js';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
-import { validateChatStream } from '../../src/formats/chat/chat-stream-validator.js';
+import { validateChatStream } from '../support/stream-validators/chat-stream-validator.js';
 
 const TEN_USD = parseUsd('10');
 // test catalog: openai/gpt-4o-mini at $0.15 / $0.60 per Mtok; the fake's default usage is 12 in, 7 out

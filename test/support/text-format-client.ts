@@ -1,9 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import type { SseEvent } from '../../src/formats/sse-event.js';
-import { validateChatStream } from '../../src/formats/chat/chat-stream-validator.js';
-import { validateMessagesStream } from '../../src/formats/messages/messages-stream-validator.js';
-import { validateResponsesStream } from '../../src/formats/responses/responses-stream-validator.js';
+import { validateChatStream } from './stream-validators/chat-stream-validator.js';
+import { validateMessagesStream } from './stream-validators/messages-stream-validator.js';
+import { validateResponsesStream } from './stream-validators/responses-stream-validator.js';
 import { chatSdkFinal, messagesSdkFinal, responsesSdkFinal } from './format-fixtures/sdk-accumulators.js';
 import { parseSseText } from './format-fixtures/sse-text.js';
 
@@ -69,7 +69,7 @@ export function textRequest(format: ClientFormat, model: string, options: TextRe
   }
 }
 
-/** The stream validator of the client's format (src/formats/*-stream-validator.ts). */
+/** The stream validator of the client's format (test/support/stream-validators/). */
 export function streamViolations(format: ClientFormat, events: readonly SseEvent[], includeUsage = true): string[] {
   switch (format) {
     case 'chat':

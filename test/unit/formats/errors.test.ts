@@ -5,9 +5,9 @@ import { errorFromGatewayError } from '../../../src/formats/canonical/canonical-
 import { FORMAT_NAMES } from '../../../src/formats/canonical/format-name.js';
 import { formatCodecs } from '../../../src/formats/format-codecs.js';
 import { createClientStream } from '../../../src/formats/translate.js';
-import { validateChatStream } from '../../../src/formats/chat/chat-stream-validator.js';
-import { validateMessagesStream } from '../../../src/formats/messages/messages-stream-validator.js';
-import { validateResponsesStream } from '../../../src/formats/responses/responses-stream-validator.js';
+import { validateChatStream } from '../../support/stream-validators/chat-stream-validator.js';
+import { validateMessagesStream } from '../../support/stream-validators/messages-stream-validator.js';
+import { validateResponsesStream } from '../../support/stream-validators/responses-stream-validator.js';
 import { ANSWERS, PROVIDER_ERRORS, providerStream } from '../../support/format-fixtures/provider-answers.js';
 
 const EXPECTED = {

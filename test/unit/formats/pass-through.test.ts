@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { dropUnsupportedNativeParams, dropUnsupportedParams } from '../../../src/formats/canonical/drop-unsupported-params.js';
-import { validateChatStream } from '../../../src/formats/chat/chat-stream-validator.js';
+import { validateChatStream } from '../../support/stream-validators/chat-stream-validator.js';
 import { parseChatRequest } from '../../../src/formats/chat/parse-chat-request.js';
 import type { JsonObject } from '../../../src/formats/json-value.js';
-import { validateMessagesStream } from '../../../src/formats/messages/messages-stream-validator.js';
+import { validateMessagesStream } from '../../support/stream-validators/messages-stream-validator.js';
 import { createPassThroughStream, passThroughRequest, passThroughResponse, replaceModelInRawJson } from '../../../src/formats/pass-through.js';
-import { validateResponsesStream } from '../../../src/formats/responses/responses-stream-validator.js';
+import { validateResponsesStream } from '../../support/stream-validators/responses-stream-validator.js';
 import type { SseEvent } from '../../../src/formats/sse-event.js';
 import { translateRequest } from '../../../src/formats/translate.js';
 import { ANSWERS, chatProviderStream, messagesProviderResponse, messagesProviderStream, responsesProviderStream } from '../../support/format-fixtures/provider-answers.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type Anthropic from '@anthropic-ai/sdk';
 import { FORMAT_NAMES } from '../../../src/formats/canonical/format-name.js';
 import { formatCodecs } from '../../../src/formats/format-codecs.js';
-import { validateMessagesStream } from '../../../src/formats/messages/messages-stream-validator.js';
+import { validateMessagesStream } from '../../support/stream-validators/messages-stream-validator.js';
 import type { SseEvent } from '../../../src/formats/sse-event.js';
 import { createClientStream, translateRequest, translateResponse } from '../../../src/formats/translate.js';
 import { clientRequest } from '../../support/format-fixtures/client-requests.js';

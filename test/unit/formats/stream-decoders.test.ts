@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CanonicalResponseAccumulator } from '../../../src/formats/canonical/canonical-response-accumulator.js';
+import { CanonicalResponseAccumulator } from '../../support/canonical-response-accumulator.js';
 import type { CanonicalStreamEvent } from '../../../src/formats/canonical/canonical-stream-event.js';
 import { FORMAT_NAMES, type FormatName } from '../../../src/formats/canonical/format-name.js';
 import type { StreamDecoder } from '../../../src/formats/canonical/stream-codec.js';
@@ -7,8 +7,8 @@ import { formatCodecs } from '../../../src/formats/format-codecs.js';
 import type { JsonObject } from '../../../src/formats/json-value.js';
 import type { SseEvent } from '../../../src/formats/sse-event.js';
 import { createClientStream } from '../../../src/formats/translate.js';
-import { validateChatStream } from '../../../src/formats/chat/chat-stream-validator.js';
-import { validateResponsesStream } from '../../../src/formats/responses/responses-stream-validator.js';
+import { validateChatStream } from '../../support/stream-validators/chat-stream-validator.js';
+import { validateResponsesStream } from '../../support/stream-validators/responses-stream-validator.js';
 import { ANSWERS, providerResponse, providerStream } from '../../support/format-fixtures/provider-answers.js';
 import { messagesSdkFinal, chatSdkFinal, responsesSdkFinal } from '../../support/format-fixtures/sdk-accumulators.js';
 import { readSseFixture } from '../../support/format-fixtures/sse-text.js';

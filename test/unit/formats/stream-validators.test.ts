@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { validateChatStream } from '../../../src/formats/chat/chat-stream-validator.js';
-import { validateMessagesStream } from '../../../src/formats/messages/messages-stream-validator.js';
-import { validateResponsesStream } from '../../../src/formats/responses/responses-stream-validator.js';
+import { validateChatStream } from '../../support/stream-validators/chat-stream-validator.js';
+import { validateMessagesStream } from '../../support/stream-validators/messages-stream-validator.js';
+import { validateResponsesStream } from '../../support/stream-validators/responses-stream-validator.js';
 import type { SseEvent } from '../../../src/formats/sse-event.js';
 import { ANSWERS, chatProviderStream, messagesProviderStream, responsesProviderStream } from '../../support/format-fixtures/provider-answers.js';
 import { readSseFixture } from '../../support/format-fixtures/sse-text.js';

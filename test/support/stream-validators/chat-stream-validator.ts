@@ -1,5 +1,5 @@
-import { isJsonObject, tryParseJson, type JsonObject } from '../json-value.js';
-import type { SseEvent } from '../sse-event.js';
+import { isJsonObject, tryParseJson, type JsonObject } from '../../../src/formats/json-value.js';
+import type { SseEvent } from '../../../src/formats/sse-event.js';
 
 export interface ChatStreamExpectations {
   /** The client asked for `stream_options.include_usage`: exactly one usage chunk, else none. */

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isJsonObject, tryParseJson, type JsonObject, type JsonValue } from '../json-value.js';
-import type { SseEvent } from '../sse-event.js';
+import { isJsonObject, tryParseJson, type JsonObject, type JsonValue } from '../../../src/formats/json-value.js';
+import type { SseEvent } from '../../../src/formats/sse-event.js';
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 const STATUS_OF_TERMINAL: Readonly<Record<string, string>> = {

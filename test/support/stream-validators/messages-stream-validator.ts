@@ -1,5 +1,5 @@
-import { isJsonObject, tryParseJson } from '../json-value.js';
-import type { SseEvent } from '../sse-event.js';
+import { isJsonObject, tryParseJson } from '../../../src/formats/json-value.js';
+import type { SseEvent } from '../../../src/formats/sse-event.js';
 
 const DELTA_OF_BLOCK: Readonly<Record<string, readonly string[]>> = {
   text: ['text_delta', 'citations_delta'],

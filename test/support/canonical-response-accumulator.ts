@@ -1,8 +1,8 @@
-import { fromJsonLiteral, joinJsonLiterals, type JsonStringLiteral } from '../json-string-literal.js';
-import type { CanonicalError } from './canonical-error.js';
-import type { CanonicalResponse, OutputPart, StopReason } from './canonical-response.js';
-import type { CanonicalStreamEvent } from './canonical-stream-event.js';
-import type { Usage } from './canonical-usage.js';
+import { fromJsonLiteral, joinJsonLiterals, type JsonStringLiteral } from '../../src/formats/json-string-literal.js';
+import type { CanonicalError } from '../../src/formats/canonical/canonical-error.js';
+import type { CanonicalResponse, OutputPart, StopReason } from '../../src/formats/canonical/canonical-response.js';
+import type { CanonicalStreamEvent } from '../../src/formats/canonical/canonical-stream-event.js';
+import type { Usage } from '../../src/formats/canonical/canonical-usage.js';
 
 type OpenPart =
   | { kind: 'text'; pieces: JsonStringLiteral[] }
@@ -10,8 +10,8 @@ type OpenPart =
   | { kind: 'tool'; index: number; id: string; name: string; pieces: JsonStringLiteral[] };
 
 /**
- * Folds a canonical stream into the response it describes. Used by tests (stream ≡ non-stream) and by a
- * caller that needs the received answer (token counting when usage is missing); not on the hot path.
+ * Folds a canonical stream into the response it describes, so that tests can check that a stream and the
+ * non-streamed answer to the same request say the same thing.
  */
 export class CanonicalResponseAccumulator {
   private readonly parts: OutputPart[] = [];
