@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { MiB } from '../endpoints/body-limits.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { JsonObject } from '../formats/json-value.js';
+import { jsonNestingDepthExceeds, type JsonObject } from '../formats/json-value.js';
 
 /**
  * Refuses a body whose declared size is over the limit at once, before anything else is done for it
@@ -51,8 +51,8 @@ function tooLarge(limit: number): GatewayError {
 
 /**
  * How deep a request body may nest. Far beyond any real request (a tool's JSON schema rarely passes 20
- * levels), and low enough that every walk over the body — token estimate, validation, translation — stays
- * well inside the call stack, whatever arrives within the size limit.
+ * levels), and far below where the body's walks run out of stack: `JSON.parse` takes any depth, but
+ * `JSON.stringify`, which forwards the body, throws from about 4,000 levels on Node's default stack.
  */
 export const MAX_JSON_DEPTH = 128;
 
@@ -67,20 +67,8 @@ export function parseJsonObject(body: Buffer): JsonObject {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new GatewayError('invalid_json', 'the request body must be a JSON object');
   }
-  if (nestingExceeds(value, MAX_JSON_DEPTH)) {
+  if (jsonNestingDepthExceeds(value, MAX_JSON_DEPTH)) {
     throw new GatewayError('json_too_deep', `the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
   return value as JsonObject;
-}
-
-/** Iterative, so that measuring a hostile body cannot itself overflow the stack. */
-function nestingExceeds(root: object, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[root, 1]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (depth > limit) return true;
-    const children = Array.isArray(value) ? value : Object.values(value as object);
-    for (const child of children) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-  }
-  return false;
 }
