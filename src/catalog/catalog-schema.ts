@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isUsdAmount } from '../ledger/money.js';
+import { isUsdAmount } from '../billing/money.js';
 
 /** The YAML shape of the catalog file (README, "Catalog"). Prices are USD decimal strings. */
 export const PROVIDER_KINDS = ['openai', 'anthropic', 'openai-compatible'] as const;

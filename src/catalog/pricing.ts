@@ -1,5 +1,5 @@
 import type { UsageRecord } from '../ledger/account-events.js';
-import { CostAccumulator, type Nanodollars } from '../ledger/money.js';
+import { CostAccumulator, type Nanodollars } from '../billing/money.js';
 import type { CatalogModel } from './catalog.js';
 
 /**

@@ -1,5 +1,5 @@
 import { countTokens } from 'gpt-tokenizer';
-import { CostAccumulator, type Nanodollars } from '../ledger/money.js';
+import { CostAccumulator, type Nanodollars } from '../billing/money.js';
 import type { CatalogModel } from './catalog.js';
 
 /**

@@ -6,7 +6,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { ReserveLimits, SpendLimits } from '../ledger/account-decider.js';
 import type { SpendOwner } from '../ledger/account-events.js';
 import type { AccountService } from '../ledger/account-service.js';
-import { formatUsd } from '../ledger/money.js';
+import { formatUsd } from '../billing/money.js';
 import { authenticate, keyAllowsModel, type Caller } from './authenticate.js';
 import type { IncomingHttpHeaders } from 'node:http';
 

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { CatalogModel } from '../catalog/catalog.js';
 import { estimateInputTokens, textReserve } from '../catalog/reserve-estimate.js';
-import { CostAccumulator } from '../ledger/money.js';
+import { CostAccumulator } from '../billing/money.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { errorFromGatewayError } from '../formats/canonical/canonical-error.js';
 import type { CanonicalRequest } from '../formats/canonical/canonical-request.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { sweepExpiredReservations } from '../../src/ledger/reservation-sweeper.js';
-import { parseUsd } from '../../src/ledger/money.js';
+import { parseUsd } from '../../src/billing/money.js';
 import { systemClock } from '../../src/clock.js';
 import type { AccountCommand } from '../../src/ledger/account-decider.js';
 import { AdminClient } from '../support/admin-client.js';

@@ -7,7 +7,7 @@ import { estimateInputTokens, textReserve } from '../../src/catalog/reserve-esti
 import { openPostgres, type Database } from '../../src/db/database.js';
 import { PostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
 import { decodeAccountEvent } from '../../src/ledger/account-event-catalogue.js';
-import { formatUsd, parseUsd } from '../../src/ledger/money.js';
+import { formatUsd, parseUsd } from '../../src/billing/money.js';
 import { createScratchDatabase, testRedisPrefix, testRedisUrl } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-providers/fake-openai-provider.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { parseUsd } from '../../src/ledger/money.js';
+import { parseUsd } from '../../src/billing/money.js';
 import { AdminClient } from '../support/admin-client.js';
 import { createScratchDatabase } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';

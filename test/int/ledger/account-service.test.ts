@@ -3,7 +3,7 @@ import type { SpendOwner } from '../../../src/ledger/account-events.js';
 import { AccountService } from '../../../src/ledger/account-service.js';
 import { AccountSnapshotStore } from '../../../src/ledger/account-snapshot.js';
 import type { AccountCommand, ReserveLimits } from '../../../src/ledger/account-decider.js';
-import { parseUsd } from '../../../src/ledger/money.js';
+import { parseUsd } from '../../../src/billing/money.js';
 import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store.js';
 import { migrateToLatest, openPostgres, type Database } from '../../../src/db/database.js';
 import { systemClock } from '../../../src/clock.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { parseCatalog } from '../../../src/catalog/load-catalog.js';
 import { costOfUsage } from '../../../src/catalog/pricing.js';
 import { estimateInputTokens, textReserve, TOKENS_PER_BINARY_PART } from '../../../src/catalog/reserve-estimate.js';
-import { parseUsd } from '../../../src/ledger/money.js';
+import { parseUsd } from '../../../src/billing/money.js';
 
 const catalog = parseCatalog(
   `providers:

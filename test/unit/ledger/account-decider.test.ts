@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { AccountEvent, SpendOwner } from '../../../src/ledger/account-events.js';
 import { decideAccount, type AccountCommand, type AccountDecision, type ReserveLimits } from '../../../src/ledger/account-decider.js';
 import { applyAccountEvent, availableOf, balanceOf, emptyAccountState, type AccountState } from '../../../src/ledger/account-state.js';
-import { parseUsd } from '../../../src/ledger/money.js';
+import { parseUsd } from '../../../src/billing/money.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const owner: SpendOwner = { keyId: 'key_a', employeeId: 'emp_a', teamId: 'team_a', spaceId: null };
