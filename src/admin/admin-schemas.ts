@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MODEL_CATEGORIES } from '../catalog/catalog-schema.js';
+import { MODEL_CATEGORIES } from '../billing/categories.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isUsdAmount } from '../billing/money.js';
 

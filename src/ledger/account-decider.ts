@@ -1,4 +1,4 @@
-import type { ModelCategory } from '../catalog/catalog-schema.js';
+import type { ModelCategory } from '../billing/categories.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { AccountEvent, ReleaseReason, SpendOwner, UsageRecord } from './account-events.js';
 import { availableOf, counterAt, type AccountState } from './account-state.js';

@@ -1,4 +1,4 @@
-import type { ModelCategory } from '../catalog/catalog-schema.js';
+import type { ModelCategory } from '../billing/categories.js';
 
 /**
  * Events of the `account-<orgId>` stream: every movement of an organization's money.
