@@ -11,6 +11,7 @@ import type { SseEvent } from '../formats/sse-event.js';
 import type { ReleaseReason, UsageRecord } from '../ledger/account-events.js';
 import type { AccountService } from '../ledger/account-service.js';
 import type { Logger } from '../logger.js';
+import { withTokenizerMargin } from '../billing/reserve-margin.js';
 import { isConnectionFailure } from '../errors/connection-failure.js';
 import type { Reservation } from './reserve-step.js';
 
@@ -92,7 +93,7 @@ function countedStreamUsage(inputTokens: number, providerFormat: FormatName, rec
     }
     collect();
   }
-  return { inputTokens, outputTokens: Math.ceil((countTokens(text, { disallowedSpecial: new Set() }) * 5) / 4), counted: true };
+  return { inputTokens, outputTokens: withTokenizerMargin(countTokens(text, { disallowedSpecial: new Set() })), counted: true };
 }
 
 /**
