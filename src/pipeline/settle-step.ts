@@ -4,22 +4,22 @@ import { costOfUsage } from '../catalog/pricing.js';
 import { estimateInputTokens } from '../catalog/reserve-estimate.js';
 import type { CanonicalStreamEvent } from '../formats/canonical/canonical-stream-event.js';
 import type { ClientStream } from '../formats/canonical/stream-codec.js';
-import type { Usage } from '../formats/canonical/canonical-usage.js';
 import type { FormatName } from '../formats/canonical/format-name.js';
 import { formatCodecs } from '../formats/format-codecs.js';
 import type { SseEvent } from '../formats/sse-event.js';
-import type { ReleaseReason, UsageRecord } from '../ledger/account-events.js';
+import type { ReleaseReason } from '../ledger/account-events.js';
 import type { AccountService } from '../ledger/account-service.js';
 import type { Logger } from '../logger.js';
 import { withTokenizerMargin } from '../billing/reserve-margin.js';
+import { createUsage, type Usage } from '../billing/usage.js';
 import { isConnectionFailure } from '../errors/connection-failure.js';
 import type { Reservation } from './reserve-step.js';
 
 /** How a request's reservation ends. */
 export type Closing =
-  | { readonly kind: 'settle'; readonly usage: UsageRecord }
+  | { readonly kind: 'settle'; readonly usage: Usage }
   | { readonly kind: 'release'; readonly reason: ReleaseReason }
-  | { readonly kind: 'cut_off'; readonly usage: UsageRecord };
+  | { readonly kind: 'cut_off'; readonly usage: Usage };
 
 /**
  * Closes the reservation: settles the real cost, releases it in full, or cuts it off. A store that cannot
@@ -55,26 +55,20 @@ export async function closeReservation(accounts: AccountService, model: CatalogM
   }
 }
 
-export function usageRecord(usage: Usage): UsageRecord {
-  return {
-    inputTokens: usage.inputTokens,
-    cachedInputTokens: usage.cachedInputTokens,
-    cacheWriteTokens: usage.cacheWriteTokens,
-    outputTokens: usage.outputTokens,
-    reasoningTokens: usage.reasoningTokens,
-  };
+export function usageRecord(usage: Usage): Usage {
+  return usage;
 }
 
 /**
  * The provider reported no usage (peer-pitfalls: spend recorded as zero): count it. The input is the
  * reserve's upper bound; the output is every string of the answer, tokenized with the same margin.
  */
-export function countedResponseUsage(inputTokens: number, responseBody: unknown): UsageRecord {
-  return { inputTokens, outputTokens: estimateInputTokens(responseBody, new Set(['id', 'model', 'object', 'type', 'role'])), counted: true };
+export function countedResponseUsage(inputTokens: number, responseBody: unknown): Usage {
+  return createUsage({ inputTokens, outputTokens: estimateInputTokens(responseBody, new Set(['id', 'model', 'object', 'type', 'role'])), counted: true });
 }
 
 /** The same for a stream: the provider events received, decoded, and their text, reasoning and tool arguments counted. */
-function countedStreamUsage(inputTokens: number, providerFormat: FormatName, received: readonly SseEvent[]): UsageRecord {
+function countedStreamUsage(inputTokens: number, providerFormat: FormatName, received: readonly SseEvent[]): Usage {
   const decoder = formatCodecs[providerFormat].createDecoder();
   const events: CanonicalStreamEvent[] = [];
   let text = '';
@@ -93,7 +87,7 @@ function countedStreamUsage(inputTokens: number, providerFormat: FormatName, rec
     }
     collect();
   }
-  return { inputTokens, outputTokens: withTokenizerMargin(countTokens(text, { disallowedSpecial: new Set() })), counted: true };
+  return createUsage({ inputTokens, outputTokens: withTokenizerMargin(countTokens(text, { disallowedSpecial: new Set() })), counted: true });
 }
 
 /**
@@ -102,7 +96,7 @@ function countedStreamUsage(inputTokens: number, providerFormat: FormatName, rec
  * said up front — a messages `message_start` has the input and an output of 1 — so the output received is
  * counted instead (spec 3.5: spending is counted by what was received; peer-pitfalls: spend recorded as zero).
  */
-export function streamSettlementUsage(stream: ClientStream, inputTokens: number, providerFormat: FormatName, received: readonly SseEvent[]): UsageRecord {
+export function streamSettlementUsage(stream: ClientStream, inputTokens: number, providerFormat: FormatName, received: readonly SseEvent[]): Usage {
   const finished = stream.done && stream.error === undefined;
   if (stream.usage && finished) return usageRecord(stream.usage);
   const counted = countedStreamUsage(inputTokens, providerFormat, received);

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { CatalogModel } from '../catalog/catalog.js';
 import { estimateInputTokens, textReserve } from '../catalog/reserve-estimate.js';
 import { CostAccumulator } from '../billing/money.js';
+import { createUsage } from '../billing/usage.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { errorFromGatewayError } from '../formats/canonical/canonical-error.js';
 import type { CanonicalRequest } from '../formats/canonical/canonical-request.js';
@@ -160,7 +161,7 @@ async function callAndRespond(deps: PipelineDependencies, exchange: Exchange): P
     closing = revoked ? { kind: 'cut_off', usage: streamUsage } : { kind: 'settle', usage: streamUsage };
   } catch (error) {
     if (controller.signal.aborted && controller.signal.reason === KEY_REVOKED) {
-      if (closing.kind !== 'cut_off') closing = { kind: 'cut_off', usage: {} };
+      if (closing.kind !== 'cut_off') closing = { kind: 'cut_off', usage: createUsage() };
       throw new GatewayError('key_revoked');
     }
     if (controller.signal.aborted) closing = { kind: 'release', reason: 'cancelled' };

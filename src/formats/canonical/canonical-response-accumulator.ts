@@ -2,7 +2,7 @@ import { fromJsonLiteral, joinJsonLiterals, type JsonStringLiteral } from '../js
 import type { CanonicalError } from './canonical-error.js';
 import type { CanonicalResponse, OutputPart, StopReason } from './canonical-response.js';
 import type { CanonicalStreamEvent } from './canonical-stream-event.js';
-import type { Usage } from './canonical-usage.js';
+import type { Usage } from '../../billing/usage.js';
 
 type OpenPart =
   | { kind: 'text'; pieces: JsonStringLiteral[] }
