@@ -3,6 +3,7 @@ import { MODEL_CATEGORIES } from '../billing/categories.js';
 import { createUsage, type Usage } from '../billing/usage.js';
 import { defineEvent, EventCatalogue } from '../eventstore/event-catalogue.js';
 import { nanodollarsText } from '../eventstore/event-data.js';
+import type { EventToAppend } from '../eventstore/event-store.js';
 import type { AccountEvent } from './account-events.js';
 
 /**
@@ -85,10 +86,10 @@ export function decodeAccountEvent(recorded: Parameters<typeof accountEventCatal
   return { type: event.type, data: event.data } as AccountEvent;
 }
 
-/** The data of an event as the log stores it. */
-export function storedAccountEventData(event: AccountEvent): unknown {
-  if (event.type === 'ReservationSettled' || event.type === 'ReservationCutOff') return { ...event.data, usage: storedUsage(event.data.usage) };
-  return event.data;
+/** The event as the log stores it: its data in the stored shape, of its definition's schema version. */
+export function accountEventToAppend(event: AccountEvent, envelope: { id: string; occurredAt: string; causedBy: string }): EventToAppend {
+  const data = event.type === 'ReservationSettled' || event.type === 'ReservationCutOff' ? { ...event.data, usage: storedUsage(event.data.usage) } : event.data;
+  return accountEventCatalogue.create(event.type, { ...envelope, data });
 }
 
 function storedUsage(value: Usage): StoredUsage {

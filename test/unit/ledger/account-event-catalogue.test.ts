@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createUsage } from '../../../src/billing/usage.js';
 import type { GlobalPosition, RecordedEvent } from '../../../src/eventstore/event-store.js';
-import { decodeAccountEvent, storedAccountEventData } from '../../../src/ledger/account-event-catalogue.js';
+import { accountEventDefinitions, accountEventToAppend, decodeAccountEvent } from '../../../src/ledger/account-event-catalogue.js';
 import type { AccountEvent } from '../../../src/ledger/account-events.js';
 
 function recorded(type: string, data: unknown): RecordedEvent {
@@ -17,6 +17,9 @@ function recorded(type: string, data: unknown): RecordedEvent {
     recordedAt: new Date(),
   };
 }
+
+const envelope = { id: randomUUID(), occurredAt: '2026-11-21T10:00:00.000Z', causedBy: 'gen-1' };
+const storedAccountEventData = (event: AccountEvent) => accountEventToAppend(event, envelope).data;
 
 describe('account event catalogue', () => {
   const settled: AccountEvent = {
@@ -47,5 +50,13 @@ describe('account event catalogue', () => {
   it('stores the other events as they are', () => {
     const credits: AccountEvent = { type: 'CreditsAdded', data: { amount: '5', idempotencyKey: null } };
     expect(storedAccountEventData(credits)).to.deep.equal(credits.data);
+  });
+
+  it('writes each event with the schema version of its definition, and checks its data against the schema', () => {
+    const event = accountEventToAppend(settled, envelope);
+    const definition = accountEventDefinitions.find((candidate) => candidate.type === 'ReservationSettled')!;
+    expect(event.metadata).to.deep.equal({ schemaVersion: definition.schemaVersion, occurredAt: envelope.occurredAt, causedBy: 'gen-1' });
+    const broken = { type: 'CreditsAdded', data: { amount: '5 USD', idempotencyKey: null } } as AccountEvent;
+    expect(() => accountEventToAppend(broken, envelope)).to.throw(/CreditsAdded v1 \(create\): amount/);
   });
 });
