@@ -7,7 +7,7 @@ import type { AccountService } from '../ledger/account-service.js';
 import { keyStreamId, organizationStreamId, type KeyEvent, type KeySettings, type LimitPair, type OrganizationEvent, type OrganizationStatus } from './access-events.js';
 import type { AccessDirectory } from './access-directory.js';
 import { accessEventCatalogue, decodeAccessEvent } from './access-event-catalogue.js';
-import { decideKey, evolveKey, initialKeyState, type KeyState } from './key-decider.js';
+import { decideKey, evolveKey, initialKeyState, type KeyDecision, type KeyState } from './key-decider.js';
 import { hashKeySecret, newKeySecret, secretHint } from './key-secret.js';
 import {
   changesSpendingRules,
@@ -17,6 +17,9 @@ import {
   type OrganizationCommand,
   type OrganizationState,
 } from './organization-decider.js';
+
+/** What the key and organization deciders return. */
+type Decision<E> = { readonly events: E[] } | { readonly rejection: GatewayError };
 
 /**
  * The admin commands on organizations and keys, shared by the admin HTTP API and the admin CLI (one
@@ -117,7 +120,7 @@ export class AccessCommands {
     );
   }
 
-  private async onKey(keyId: string, decide: (key: KeyState, organization: OrganizationState) => KeyEvent[], actor: string) {
+  private async onKey(keyId: string, decide: (key: KeyState, organization: OrganizationState) => KeyDecision, actor: string) {
     let organization: OrganizationState | undefined;
     return this.run(
       keyStreamId(keyId),
@@ -144,13 +147,16 @@ export class AccessCommands {
     streamId: string,
     initial: S,
     evolve: (state: S, event: { type: string; data: unknown }) => S,
-    decide: (state: S) => E[] | Promise<E[]>,
+    decide: (state: S) => Decision<E> | Promise<Decision<E>>,
     fenceOrgOf: (events: E[], state: S) => string | undefined,
     actor: string,
   ): Promise<{ state: S; events: E[] }> {
     for (let attempt = 1; ; attempt++) {
       const { state, revision } = await this.load(streamId, initial, evolve);
-      const events = await decide(state);
+      const decision = await decide(state);
+      // The deciders return their refusals; here they become the error the admin API and CLI report.
+      if ('rejection' in decision) throw decision.rejection;
+      const { events } = decision;
       if (events.length === 0) return { state, events };
       const occurredAt = this.clock.now().toISOString();
       try {
