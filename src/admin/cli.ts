@@ -6,7 +6,7 @@ import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 import { formatUsd, parseUsd } from '../billing/money.js';
 import { createLogger } from '../logger.js';
-import { openCore } from '../main.js';
+import { openCore } from '../core.js';
 import { keyLimitsFromBody, renderKey, renderLimitPair, renderOrganization } from './admin-records.js';
 
 /**
