@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/core.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
-import { migrateToLatest, openPglite, openPostgres } from '../src/db/database.js';
 import { createEventStore } from '../src/eventstore/create-event-store.js';
 import { runProjectionsCommand } from './projections-command.js';
 import { eventCatalogue, projections } from './registry.js';
@@ -12,11 +12,8 @@ import { eventCatalogue, projections } from './registry.js';
  */
 async function main(): Promise<number> {
   const config = loadConfig();
-  const database = config.DATABASE_URL
-    ? await openPostgres({ url: config.DATABASE_URL, poolSize: 5, applicationName: 'model-gateway-projections' })
-    : await openPglite({ dataDir: config.DATA_DIR });
+  const database = await openDatabase(config, { poolSize: 5, applicationName: 'model-gateway-projections' });
   try {
-    await migrateToLatest(database);
     const store = createEventStore(config, database);
     try {
       return await runProjectionsCommand(process.argv.slice(2), {

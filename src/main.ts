@@ -1,53 +1,37 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { AccessCommands } from './access/access-commands.js';
-import { AccessDirectory } from './access/access-directory.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { resolveAdminToken } from './admin/admin-token.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { CatalogError } from './catalog/load-catalog.js';
 import { ConfigError, loadConfig, runtimeMode, type Config } from './config.js';
+import { openCore, type Core } from './core.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
-import { migrateToLatest, openPglite, openPostgres, type Database } from './db/database.js';
 import { createApp } from './http/app.js';
-import type { ReadinessCheck } from './http/health-routes.js';
 import { systemClock, type Clock } from './clock.js';
-import type { EventStore } from './eventstore/event-store.js';
-import { createEventStore } from './eventstore/create-event-store.js';
 import { BullMqScheduler } from './jobs/bullmq-scheduler.js';
 import { InProcessScheduler } from './jobs/in-process-scheduler.js';
 import type { JobScheduler } from './jobs/job-scheduler.js';
-import { AccountService } from './ledger/account-service.js';
 import { sweepExpiredReservations, SWEEP_INTERVAL_MS } from './ledger/reservation-sweeper.js';
 import { ensureActiveGeneration } from '../projections/projection-generations.js';
 import { ProjectionRunner } from '../projections/projection-runner.js';
 import { eventCatalogue, projections } from '../projections/registry.js';
-import { AccountSnapshotStore } from './ledger/account-snapshot.js';
 import { createLogger, type Logger } from './logger.js';
 import { InFlightRequests } from './pipeline/in-flight-requests.js';
 import { endpointRoutes } from './pipeline/endpoint-routes.js';
 import { modelsRoute } from './pipeline/models-route.js';
 import { UndiciProviderClient } from './providers/undici-provider-client.js';
-import { InProcessRateLimiter } from './ratelimit/in-process-rate-limiter.js';
-import type { RateLimiter } from './ratelimit/rate-limiter.js';
-import { RedisRateLimiter } from './ratelimit/redis-rate-limiter.js';
-import { OutageAwareRateLimiter } from './ratelimit/outage-aware-rate-limiter.js';
-import { connectRedis, createRedisClient } from './ratelimit/redis-client.js';
 
 /**
- * The composition root: the only file that knows which adapters run (DESIGN.md section 2).
- * `startGateway` is what `npm start` runs and what the end-to-end tests start in-process.
+ * The composition root: the only place that knows which adapters run (DESIGN.md section 2), with the core
+ * it builds on (core.ts: stores, services, rate limiter). Here the HTTP server and the background work go
+ * on top of it. `startGateway` is what `npm start` runs and what the end-to-end tests start in-process.
  */
-export interface Gateway {
+export interface Gateway extends Pick<Core, 'database' | 'store' | 'accounts' | 'directory' | 'commands'> {
   readonly url: string;
   readonly server: Server;
   readonly catalog: CatalogStore;
-  readonly database: Database;
-  readonly store: EventStore;
-  readonly accounts: AccountService;
-  readonly directory: AccessDirectory;
-  readonly commands: AccessCommands;
   readonly adminToken: string | undefined;
   /** Stops accepting, lets in-flight requests finish (up to SHUTDOWN_GRACE_MS), then closes the pools. */
   stop(): Promise<void>;
@@ -56,66 +40,6 @@ export interface Gateway {
 export interface StartOptions {
   logger?: Logger;
   clock?: Clock;
-}
-
-/**
- * The gateway's state and domain services, without HTTP: what `startGateway` serves and what the admin
- * CLI runs its commands on (one implementation for both).
- */
-export interface Core {
-  readonly database: Database;
-  readonly store: EventStore;
-  readonly accounts: AccountService;
-  readonly directory: AccessDirectory;
-  readonly commands: AccessCommands;
-  readonly readiness: ReadinessCheck[];
-  readonly rateLimiter: RateLimiter;
-  /** Adds something to close (before the stores) when the core closes. */
-  track(release: () => Promise<unknown>): void;
-  close(): Promise<void>;
-}
-
-const RELEASE_TIMEOUT_MS = 5_000;
-
-export async function openCore(config: Config, logger: Logger, clock: Clock): Promise<Core> {
-  const database = config.DATABASE_URL ? await openPostgres({ url: config.DATABASE_URL }) : await openPglite({ dataDir: config.DATA_DIR });
-  const resources: Array<() => Promise<unknown>> = [() => database.close()];
-  // Each resource gets a bounded time to close: a client stuck reconnecting to a dead Redis or
-  // database must not keep the process from shutting down.
-  const close = async () => {
-    for (const release of resources.reverse()) {
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), RELEASE_TIMEOUT_MS).unref()));
-      const outcome = await Promise.race([release().catch((error) => logger.warn({ err: error }, 'error while closing')), timedOut]);
-      clearTimeout(timer);
-      if (outcome === 'timeout') logger.warn({ resource: release.name || 'resource' }, `did not close within ${RELEASE_TIMEOUT_MS} ms`);
-    }
-  };
-  try {
-    await migrateToLatest(database);
-    const readiness: ReadinessCheck[] = [{ name: 'database', check: () => database.ping() }];
-    let rateLimiter: RateLimiter = new InProcessRateLimiter(clock);
-    if (config.REDIS_URL) {
-      const redis = createRedisClient(config.REDIS_URL);
-      resources.push(() => redis.quit().catch(() => redis.disconnect()));
-      if (!(await connectRedis(redis))) logger.warn('Redis does not answer yet; retrying in the background');
-      const failOpen = config.REDIS_OUTAGE === 'fail-open';
-      readiness.push({ name: 'redis', check: async () => void (await redis.ping()), optional: failOpen });
-      rateLimiter = new OutageAwareRateLimiter(new RedisRateLimiter(redis, config.REDIS_PREFIX, clock), config.REDIS_OUTAGE, rateLimiter, logger);
-    }
-    const store: EventStore = createEventStore(config, database);
-    resources.push(() => store.close());
-    if (config.EVENTSTORE_URL) readiness.push({ name: 'eventstore', check: () => store.ping() });
-    const accounts = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock, logger });
-    const directory = new AccessDirectory(store, logger);
-    resources.push(() => directory.stop());
-    await directory.start();
-    const commands = new AccessCommands(store, accounts, directory, clock);
-    return { database, store, accounts, directory, commands, readiness, rateLimiter, close, track: (release) => void resources.push(release) };
-  } catch (error) {
-    await close();
-    throw error;
-  }
 }
 
 export async function startGateway(config: Config, options: StartOptions = {}): Promise<Gateway> {

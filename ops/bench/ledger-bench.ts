@@ -19,6 +19,7 @@ import { ledgerProjection } from '../../projections/ledger-projection.js';
 import { eventCatalogue } from '../../projections/registry.js';
 import { rebuildProjection } from '../../projections/rebuild-projection.js';
 import { withBenchDatabase } from './bench-database.js';
+import { createUsage } from '../../src/billing/usage.js';
 
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256);
 // Long enough to show a cost that grows with the stream's length (an append that scanned the stream
@@ -63,7 +64,7 @@ await withBenchDatabase('ledger', async (url) => {
               id,
             );
             if (!('events' in reserved.decision)) throw new Error('reserve refused in the benchmark');
-            await service.execute(org, { type: 'SettleReservation', reservationId: id, cost: 400_000n, usage: { inputTokens: 100, outputTokens: 50 } }, id);
+            await service.execute(org, { type: 'SettleReservation', reservationId: id, cost: 400_000n, usage: createUsage({ inputTokens: 100, outputTokens: 50 }) }, id);
             pairs++;
           }
         }),

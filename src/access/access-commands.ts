@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { WrongExpectedRevisionError, type EventStore, type EventToAppend } from '../eventstore/event-store.js';
+import { WrongExpectedRevisionError, type EventStore } from '../eventstore/event-store.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { newId } from '../ids/random-id.js';
 import type { AccountService } from '../ledger/account-service.js';
 import { keyStreamId, organizationStreamId, type KeyEvent, type KeySettings, type LimitPair, type OrganizationEvent, type OrganizationStatus } from './access-events.js';
 import type { AccessDirectory } from './access-directory.js';
 import { accessEventCatalogue, decodeAccessEvent } from './access-event-catalogue.js';
-import { decideKey, evolveKey, initialKeyState, type KeyState } from './key-decider.js';
+import { decideKey, evolveKey, initialKeyState, type KeyDecision, type KeyState } from './key-decider.js';
 import { hashKeySecret, newKeySecret, secretHint } from './key-secret.js';
 import {
   changesSpendingRules,
@@ -17,6 +17,9 @@ import {
   type OrganizationCommand,
   type OrganizationState,
 } from './organization-decider.js';
+
+/** What the key and organization deciders return. */
+type Decision<E> = { readonly events: E[] } | { readonly rejection: GatewayError };
 
 /**
  * The admin commands on organizations and keys, shared by the admin HTTP API and the admin CLI (one
@@ -117,7 +120,7 @@ export class AccessCommands {
     );
   }
 
-  private async onKey(keyId: string, decide: (key: KeyState, organization: OrganizationState) => KeyEvent[], actor: string) {
+  private async onKey(keyId: string, decide: (key: KeyState, organization: OrganizationState) => KeyDecision, actor: string) {
     let organization: OrganizationState | undefined;
     return this.run(
       keyStreamId(keyId),
@@ -144,19 +147,22 @@ export class AccessCommands {
     streamId: string,
     initial: S,
     evolve: (state: S, event: { type: string; data: unknown }) => S,
-    decide: (state: S) => E[] | Promise<E[]>,
+    decide: (state: S) => Decision<E> | Promise<Decision<E>>,
     fenceOrgOf: (events: E[], state: S) => string | undefined,
     actor: string,
   ): Promise<{ state: S; events: E[] }> {
     for (let attempt = 1; ; attempt++) {
       const { state, revision } = await this.load(streamId, initial, evolve);
-      const events = await decide(state);
+      const decision = await decide(state);
+      // The deciders return their refusals; here they become the error the admin API and CLI report.
+      if ('rejection' in decision) throw decision.rejection;
+      const { events } = decision;
       if (events.length === 0) return { state, events };
       const occurredAt = this.clock.now().toISOString();
       try {
         const result = await this.store.append(
           streamId,
-          events.map((event) => definitionOf(event.type).create({ id: randomUUID(), data: event.data, occurredAt, causedBy: `admin:${actor}` })),
+          events.map((event) => accessEventCatalogue.create(event.type, { id: randomUUID(), data: event.data, occurredAt, causedBy: `admin:${actor}` })),
           { expectedRevision: revision },
         );
         const after = events.reduce(evolve, state);
@@ -171,11 +177,4 @@ export class AccessCommands {
       }
     }
   }
-}
-
-/** Appends go through the event's definition, so what is written is checked against its schema. */
-function definitionOf(type: string): { create(input: { id: string; data: unknown; occurredAt: string; causedBy: string }): EventToAppend } {
-  const definition = accessEventCatalogue.definitions.find((candidate) => candidate.type === type);
-  if (!definition) throw new Error(`no definition for access event ${type}`);
-  return definition as unknown as { create(input: { id: string; data: unknown; occurredAt: string; causedBy: string }): EventToAppend };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MODEL_CATEGORIES } from '../catalog/catalog-schema.js';
+import { MODEL_CATEGORIES } from '../billing/categories.js';
 import { defineEvent, EventCatalogue } from '../eventstore/event-catalogue.js';
 import { nanodollarsText } from '../eventstore/event-data.js';
 import type { KeyEvent, OrganizationEvent } from './access-events.js';

@@ -1,4 +1,4 @@
-import type { ModelCategory } from '../catalog/catalog-schema.js';
+import type { ModelCategory } from '../billing/categories.js';
 
 /**
  * Events of the access streams: `org-<orgId>` (the organization, its teams, employees and spaces) and

@@ -46,27 +46,34 @@ export type KeyCommand =
   | { type: 'ChangeKey'; changes: Partial<KeySettings> }
   | { type: 'RevokeKey' };
 
+/** The events a command leads to, or why it is refused (the command layer throws the refusal). */
+export type KeyDecision = { readonly events: KeyEvent[] } | { readonly rejection: GatewayError };
+
 /** Issuing needs the organization: the key's employee must belong to it, and a blocked one issues nothing. */
-export function decideKey(state: KeyState, command: KeyCommand, organization: OrganizationState): KeyEvent[] {
+export function decideKey(state: KeyState, command: KeyCommand, organization: OrganizationState): KeyDecision {
   switch (command.type) {
     case 'IssueKey': {
-      if (state.exists) throw new GatewayError('invalid_request', `key ${command.keyId} already exists`);
-      if (!organization.exists) throw new GatewayError('resource_not_found', 'no such organization');
+      if (state.exists) return reject('invalid_request', `key ${command.keyId} already exists`);
+      if (!organization.exists) return reject('resource_not_found', 'no such organization');
       if (command.employeeId !== null && !organization.employees.has(command.employeeId)) {
-        throw new GatewayError('invalid_request', `employee_id ${command.employeeId} is not an employee of this organization`, { param: 'employee_id' });
+        return reject('invalid_request', `employee_id ${command.employeeId} is not an employee of this organization`, 'employee_id');
       }
       const { type: _type, ...data } = command;
-      return [{ type: 'KeyIssued', data: { ...data, orgId: organization.orgId } }];
+      return { events: [{ type: 'KeyIssued', data: { ...data, orgId: organization.orgId } }] };
     }
     case 'ChangeKey': {
-      if (!state.exists) throw new GatewayError('resource_not_found', 'no such key');
-      if (state.revoked) throw new GatewayError('invalid_request', 'the key is revoked; issue a new one');
-      return Object.keys(command.changes).length === 0 ? [] : [{ type: 'KeyChanged', data: command.changes }];
+      if (!state.exists) return reject('resource_not_found', 'no such key');
+      if (state.revoked) return reject('invalid_request', 'the key is revoked; issue a new one');
+      return { events: Object.keys(command.changes).length === 0 ? [] : [{ type: 'KeyChanged', data: command.changes }] };
     }
     case 'RevokeKey':
-      if (!state.exists) throw new GatewayError('resource_not_found', 'no such key');
-      return state.revoked ? [] : [{ type: 'KeyRevoked', data: {} }];
+      if (!state.exists) return reject('resource_not_found', 'no such key');
+      return { events: state.revoked ? [] : [{ type: 'KeyRevoked', data: {} }] };
   }
+}
+
+function reject(code: 'invalid_request' | 'resource_not_found', message: string, param?: string): KeyDecision {
+  return { rejection: new GatewayError(code, message, param === undefined ? {} : { param }) };
 }
 
 export type KeyStatus = 'valid' | 'revoked' | 'expired';

@@ -60,33 +60,42 @@ export type OrganizationCommand =
   | { type: 'CreateEmployee'; employeeId: string; name: string; teamId: string | null; spendLimits: LimitPair }
   | { type: 'CreateSpace'; spaceId: string; name: string };
 
-export function decideOrganization(state: OrganizationState, command: OrganizationCommand): OrganizationEvent[] {
+/** The events a command leads to, or why it is refused (the command layer throws the refusal). */
+export type OrganizationDecision = { readonly events: OrganizationEvent[] } | { readonly rejection: GatewayError };
+
+export function decideOrganization(state: OrganizationState, command: OrganizationCommand): OrganizationDecision {
   if (command.type === 'CreateOrganization') {
-    if (state.exists) throw new GatewayError('invalid_request', `organization ${command.orgId} already exists`);
+    if (state.exists) return reject('invalid_request', `organization ${command.orgId} already exists`);
     const { orgId, name, piiMasking, spendLimits } = command;
-    return [{ type: 'OrganizationCreated', data: { orgId, name, piiMasking, spendLimits } }];
+    return { events: [{ type: 'OrganizationCreated', data: { orgId, name, piiMasking, spendLimits } }] };
   }
-  if (!state.exists) throw new GatewayError('resource_not_found', 'no such organization');
+  if (!state.exists) return reject('resource_not_found', 'no such organization');
   switch (command.type) {
     case 'ChangeOrganization': {
       const data: Extract<OrganizationEvent, { type: 'OrganizationChanged' }>['data'] = {};
       if (command.status !== undefined && command.status !== state.status) data.status = command.status;
       if (command.piiMasking !== undefined && command.piiMasking !== state.piiMasking) data.piiMasking = command.piiMasking;
       if (command.spendLimits !== undefined && !sameLimits(command.spendLimits, state.spendLimits)) data.spendLimits = command.spendLimits;
-      return Object.keys(data).length === 0 ? [] : [{ type: 'OrganizationChanged', data }];
+      return { events: Object.keys(data).length === 0 ? [] : [{ type: 'OrganizationChanged', data }] };
     }
     case 'CreateTeam':
-      return [{ type: 'TeamCreated', data: { teamId: command.teamId, name: command.name, spendLimits: command.spendLimits } }];
+      return { events: [{ type: 'TeamCreated', data: { teamId: command.teamId, name: command.name, spendLimits: command.spendLimits } }] };
     case 'CreateEmployee':
       if (command.teamId !== null && !state.teams.has(command.teamId)) {
-        throw new GatewayError('invalid_request', `team_id ${command.teamId} is not a team of this organization`, { param: 'team_id' });
+        return reject('invalid_request', `team_id ${command.teamId} is not a team of this organization`, 'team_id');
       }
-      return [
-        { type: 'EmployeeCreated', data: { employeeId: command.employeeId, name: command.name, teamId: command.teamId, spendLimits: command.spendLimits } },
-      ];
+      return {
+        events: [
+          { type: 'EmployeeCreated', data: { employeeId: command.employeeId, name: command.name, teamId: command.teamId, spendLimits: command.spendLimits } },
+        ],
+      };
     case 'CreateSpace':
-      return [{ type: 'SpaceCreated', data: { spaceId: command.spaceId, name: command.name } }];
+      return { events: [{ type: 'SpaceCreated', data: { spaceId: command.spaceId, name: command.name } }] };
   }
+}
+
+function reject(code: 'invalid_request' | 'resource_not_found', message: string, param?: string): OrganizationDecision {
+  return { rejection: new GatewayError(code, message, param === undefined ? {} : { param }) };
 }
 
 /** Whether a change alters what the organization may spend (and so must fence the account stream). */

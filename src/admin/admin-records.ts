@@ -1,7 +1,7 @@
 import type { KeyLimits, LimitPair } from '../access/access-events.js';
 import { keyStatus, type KeyState } from '../access/key-decider.js';
 import type { OrganizationState } from '../access/organization-decider.js';
-import { formatUsd, parseUsd } from '../ledger/money.js';
+import { formatUsd, parseUsd } from '../billing/money.js';
 import type { KeyLimitsBody, LimitPairBody } from './admin-schemas.js';
 
 /** Conversions between admin JSON (USD strings, snake_case) and the access records (nanodollar strings). */

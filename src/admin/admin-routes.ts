@@ -11,7 +11,7 @@ import type { RequestContext } from '../pipeline/request-context.js';
 import type { AccountService } from '../ledger/account-service.js';
 import type { Kysely } from 'kysely';
 import { spendReport } from './spend-report.js';
-import { parseUsd } from '../ledger/money.js';
+import { parseUsd } from '../billing/money.js';
 import { keyLimitsFromBody, limitPairFromBody, renderKey, renderLimitPair, renderOrganization } from './admin-records.js';
 import {
   changeKeyBody,

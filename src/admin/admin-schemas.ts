@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { MODEL_CATEGORIES } from '../catalog/catalog-schema.js';
+import { MODEL_CATEGORIES } from '../billing/categories.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { isUsdAmount } from '../ledger/money.js';
+import { isUsdAmount } from '../billing/money.js';
 
 /**
  * Admin request bodies. Money is a USD decimal string ("12.50"); a JSON number is refused, because

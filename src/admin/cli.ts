@@ -4,9 +4,9 @@ import { systemClock } from '../clock.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { isGatewayError } from '../errors/gateway-error.js';
-import { formatUsd, parseUsd } from '../ledger/money.js';
+import { formatUsd, parseUsd } from '../billing/money.js';
 import { createLogger } from '../logger.js';
-import { openCore } from '../main.js';
+import { openCore } from '../core.js';
 import { keyLimitsFromBody, renderKey, renderLimitPair, renderOrganization } from './admin-records.js';
 
 /**

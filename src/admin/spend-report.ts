@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { z } from 'zod';
-import { formatUsd } from '../ledger/money.js';
+import { formatUsd } from '../billing/money.js';
 import { parseBody } from './admin-schemas.js';
 
 /**

@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import { isUsdAmount } from '../ledger/money.js';
+import { MODEL_CATEGORIES, type ModelCategory } from '../billing/categories.js';
+import { isUsdAmount } from '../billing/money.js';
 
 /** The YAML shape of the catalog file (README, "Catalog"). Prices are USD decimal strings. */
 export const PROVIDER_KINDS = ['openai', 'anthropic', 'openai-compatible'] as const;
 export const TEXT_FORMATS = ['chat', 'messages', 'responses'] as const;
-export const MODEL_CATEGORIES = ['text', 'image', 'embeddings', 'speech', 'video'] as const;
 
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 export type TextFormat = (typeof TEXT_FORMATS)[number];
-export type ModelCategory = (typeof MODEL_CATEGORIES)[number];
 
 const usd = z.string().refine(isUsdAmount, 'must be a USD decimal string such as "0.15" (at most 9 decimals)');
 

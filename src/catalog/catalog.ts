@@ -1,5 +1,6 @@
-import type { Nanodollars } from '../ledger/money.js';
-import type { ModelCategory, PricingEntry, ProviderKind, TextFormat } from './catalog-schema.js';
+import type { Nanodollars } from '../billing/money.js';
+import type { ModelCategory } from '../billing/categories.js';
+import type { PricingEntry, ProviderKind, TextFormat } from './catalog-schema.js';
 
 /** A provider as the gateway uses it: resolved base URL, key and the text formats it speaks natively. */
 export interface Provider {

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { parseUsd } from '../ledger/money.js';
+import { parseUsd } from '../billing/money.js';
 import {
   catalogFileSchema,
   modelEntrySchema,

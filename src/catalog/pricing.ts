@@ -1,13 +1,14 @@
-import type { UsageRecord } from '../ledger/account-events.js';
-import { CostAccumulator, type Nanodollars } from '../ledger/money.js';
+import { CostAccumulator, type Nanodollars } from '../billing/money.js';
+import type { Usage } from '../billing/usage.js';
 import type { CatalogModel } from './catalog.js';
 
 /**
  * The real cost of a request from its usage, exact and rounded up once (DESIGN.md section 6).
  * Input tokens are the whole input: cache reads and cache writes are priced at their own rates when the
- * catalog has them, at the input rate otherwise; output tokens include reasoning tokens.
+ * catalog has them, at the input rate otherwise; output tokens include reasoning tokens. A count the
+ * provider did not report adds nothing (a request with no usage at all is counted before it gets here).
  */
-export function costOfUsage(model: CatalogModel, usage: UsageRecord): Nanodollars {
+export function costOfUsage(model: CatalogModel, usage: Usage): Nanodollars {
   const { pricing } = model;
   const cost = new CostAccumulator();
   const input = usage.inputTokens ?? 0;

@@ -1,5 +1,6 @@
 import { countTokens } from 'gpt-tokenizer';
-import { CostAccumulator, type Nanodollars } from '../ledger/money.js';
+import { CostAccumulator, type Nanodollars } from '../billing/money.js';
+import { withTokenizerMargin } from '../billing/reserve-margin.js';
 import type { CatalogModel } from './catalog.js';
 
 /**
@@ -16,12 +17,10 @@ export function textReserve(model: CatalogModel, inputTokens: number, requestedO
     .total();
 }
 
-// Tokenizers differ between vendors (o200k_base here; Anthropic's counts run higher on some text), so
-// the count is raised by a quarter and every object pays a little structure overhead. Base64 payloads
-// (images, audio, files) are not text: each one is counted as a fixed allowance, the most an image
-// costs on the catalog's vision models, instead of tokenizing megabytes of base64.
-const TOKENIZER_MARGIN_NUMERATOR = 5;
-const TOKENIZER_MARGIN_DENOMINATOR = 4;
+// Tokenizers differ between vendors, so the count gets the tokenizer margin (billing/reserve-margin.ts)
+// and every object pays a little structure overhead. Base64 payloads (images, audio, files) are not text:
+// each one is counted as a fixed allowance, the most an image costs on the catalog's vision models,
+// instead of tokenizing megabytes of base64.
 const TOKENS_PER_OBJECT = 4;
 export const TOKENS_PER_BINARY_PART = 2_000;
 const BASE64_RUN = /^[A-Za-z0-9+/=\r\n]{512,}$/;
@@ -57,7 +56,7 @@ export function estimateInputTokens(body: unknown, ignoredKeys: ReadonlySet<stri
     if (top === undefined) break;
     value = top.items[top.next++];
   }
-  return Math.ceil((text * TOKENIZER_MARGIN_NUMERATOR) / TOKENIZER_MARGIN_DENOMINATOR) + extra;
+  return withTokenizerMargin(text) + extra;
 }
 
 const DEFAULT_IGNORED_KEYS: ReadonlySet<string> = new Set([

@@ -1,10 +1,10 @@
-import type { ModelCategory } from '../catalog/catalog-schema.js';
+import type { ModelCategory } from '../billing/categories.js';
+import type { Nanodollars } from '../billing/money.js';
+import type { Usage } from '../billing/usage.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ErrorStyle } from '../errors/render-error.js';
 import type { JsonObject } from '../formats/json-value.js';
 import type { SseEvent } from '../formats/sse-event.js';
-import type { UsageRecord } from '../ledger/account-events.js';
-import type { Nanodollars } from '../ledger/money.js';
 import type { ProviderClient, ProviderEventStream, ProviderResponse } from '../providers/provider-client.js';
 
 /**
@@ -36,7 +36,7 @@ export interface EndpointSpec<Request extends EndpointRequest = EndpointRequest>
   /** A 2xx JSON answer → the client's body and the usage to settle. */
   answer(exchange: Exchange<Request>, providerBody: JsonObject): JsonAnswer;
   /** A 2xx event stream → the client's stream; returns what was used, also when the stream broke off. */
-  stream?(exchange: Exchange<Request>, events: ProviderEventStream, reply: StreamReply): Promise<UsageRecord>;
+  stream?(exchange: Exchange<Request>, events: ProviderEventStream, reply: StreamReply): Promise<Usage>;
 }
 
 export interface EndpointRequest {
@@ -73,7 +73,7 @@ export interface Exchange<Request> {
 
 export interface JsonAnswer {
   readonly body: JsonObject;
-  readonly usage: UsageRecord;
+  readonly usage: Usage;
 }
 
 /** Where a streaming endpoint writes its events (the pipeline owns the HTTP response). */

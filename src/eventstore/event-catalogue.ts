@@ -127,6 +127,16 @@ export class EventCatalogue<Definitions extends readonly EventDefinition[] = rea
     return this.byType.has(type);
   }
 
+  /**
+   * An event of `type` to append, through its definition: the data checked against the current schema, and
+   * the metadata saying that schema's version, so no writer states a version of its own.
+   */
+  create(type: string, input: { id: string; data: unknown; occurredAt: string; causedBy: string }): EventToAppend {
+    const definition = this.byType.get(type);
+    if (!definition) throw new UnknownEventTypeError(type, 'create');
+    return definition.create(input);
+  }
+
   /** The event with its data in the current shape; metadata still says the version it was stored as. */
   decode(event: RecordedEvent): EventOf<Definitions[number]> {
     const where = `${event.streamId}@${event.revision}`;

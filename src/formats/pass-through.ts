@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from './json-value.js';
-import type { Usage } from './canonical/canonical-usage.js';
+import type { Usage } from '../billing/usage.js';
 import { dropUnsupportedNativeParams } from './canonical/drop-unsupported-params.js';
 import type { FormatName } from './canonical/format-name.js';
 import type { ClientIdentity, ClientStream, EncoderOptions } from './canonical/stream-codec.js';

@@ -1,6 +1,7 @@
-import type { ModelCategory } from '../catalog/catalog-schema.js';
+import type { ModelCategory } from '../billing/categories.js';
+import type { Usage } from '../billing/usage.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { AccountEvent, ReleaseReason, SpendOwner, UsageRecord } from './account-events.js';
+import type { AccountEvent, ReleaseReason, SpendOwner } from './account-events.js';
 import { availableOf, counterAt, type AccountState } from './account-state.js';
 import type { PeriodKind } from './spend-periods.js';
 
@@ -37,9 +38,9 @@ export type AccountCommand =
       /** The revision of each access stream (`key-…`, `org-…`) the caller's checks and limits came from. */
       readonly accessRevisions: Readonly<Record<string, bigint>>;
     }
-  | { readonly type: 'SettleReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: UsageRecord }
+  | { readonly type: 'SettleReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: Usage }
   | { readonly type: 'ReleaseReservation'; readonly reservationId: string; readonly reason: ReleaseReason }
-  | { readonly type: 'CutOffReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: UsageRecord }
+  | { readonly type: 'CutOffReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: Usage }
   | { readonly type: 'ExpireReservation'; readonly reservationId: string }
   | { readonly type: 'FenceAccessRules'; readonly stream: string; readonly revision: bigint };
 

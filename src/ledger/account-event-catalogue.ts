@@ -1,10 +1,17 @@
 import { z } from 'zod';
-import { MODEL_CATEGORIES } from '../catalog/catalog-schema.js';
+import { MODEL_CATEGORIES } from '../billing/categories.js';
+import { createUsage, type Usage } from '../billing/usage.js';
 import { defineEvent, EventCatalogue } from '../eventstore/event-catalogue.js';
 import { nanodollarsText } from '../eventstore/event-data.js';
+import type { EventToAppend } from '../eventstore/event-store.js';
 import type { AccountEvent } from './account-events.js';
 
-/** The stored shapes of the account events (version 1 of each); see account-events.ts for their meaning. */
+/**
+ * The stored shapes of the account events (version 1 of each); see account-events.ts for their meaning.
+ * The stored usage is the gateway's Usage without its `version` (the event's schema version says what its
+ * data means) and without `audioInputTokens`, which no price reads yet: recording it needs version 2 of
+ * the two events that carry usage, because readers of version 1 refuse a field they do not know.
+ */
 const count = z.number().nonnegative().optional();
 const usage = z.strictObject({
   inputTokens: count,
@@ -65,8 +72,27 @@ export const accountEventDefinitions = [
 
 export const accountEventCatalogue = new EventCatalogue(accountEventDefinitions);
 
-/** The decoded event as the decider's union (the schemas above and account-events.ts describe the same shapes). */
+type StoredUsage = z.output<typeof usage>;
+
+/**
+ * The decoded event as the decider's union (the schemas above and account-events.ts describe the same
+ * shapes, but for usage, which becomes the gateway's Usage).
+ */
 export function decodeAccountEvent(recorded: Parameters<typeof accountEventCatalogue.decode>[0]): AccountEvent {
   const event = accountEventCatalogue.decode(recorded);
+  if (event.type === 'ReservationSettled' || event.type === 'ReservationCutOff') {
+    return { type: event.type, data: { ...event.data, usage: createUsage(event.data.usage) } } as AccountEvent;
+  }
   return { type: event.type, data: event.data } as AccountEvent;
+}
+
+/** The event as the log stores it: its data in the stored shape, of its definition's schema version. */
+export function accountEventToAppend(event: AccountEvent, envelope: { id: string; occurredAt: string; causedBy: string }): EventToAppend {
+  const data = event.type === 'ReservationSettled' || event.type === 'ReservationCutOff' ? { ...event.data, usage: storedUsage(event.data.usage) } : event.data;
+  return accountEventCatalogue.create(event.type, { ...envelope, data });
+}
+
+function storedUsage(value: Usage): StoredUsage {
+  const { version: _version, audioInputTokens: _notStored, ...counts } = createUsage(value);
+  return counts;
 }

@@ -1,27 +1,13 @@
-import type { ModelCategory } from '../catalog/catalog-schema.js';
+import type { ModelCategory } from '../billing/categories.js';
+import type { Usage } from '../billing/usage.js';
 
 /**
  * Events of the `account-<orgId>` stream: every movement of an organization's money.
  * Amounts are integer nanodollars written as decimal strings (bigint does not survive JSON).
- * An event's meaning never changes; a new shape is a new schema version with an upcaster.
+ * An event's meaning never changes; a new shape is a new schema version with an upcaster. `usage` is the
+ * gateway's Usage here; account-event-catalogue.ts converts it to and from the shape the log stores.
  */
 export type NanodollarString = string;
-
-/** Token and unit counts a provider reported (or the gateway counted when it reported none). */
-export interface UsageRecord {
-  /** The whole input, cached and cache-write tokens included. */
-  inputTokens?: number;
-  cachedInputTokens?: number;
-  cacheWriteTokens?: number;
-  /** The whole output, reasoning included. */
-  outputTokens?: number;
-  reasoningTokens?: number;
-  images?: number;
-  audioSeconds?: number;
-  videoSeconds?: number;
-  /** True when the provider reported no usage and the gateway counted what it received. */
-  counted?: boolean;
-}
 
 export interface CreditsAdded {
   type: 'CreditsAdded';
@@ -51,7 +37,7 @@ export interface FundsReserved {
 
 export interface ReservationSettled {
   type: 'ReservationSettled';
-  data: { reservationId: string; cost: NanodollarString; usage: UsageRecord; overrun: NanodollarString };
+  data: { reservationId: string; cost: NanodollarString; usage: Usage; overrun: NanodollarString };
 }
 
 export interface ReservationReleased {
@@ -62,7 +48,7 @@ export interface ReservationReleased {
 /** The key was revoked while the request ran: charged for what was received (spec 3 rule 5). */
 export interface ReservationCutOff {
   type: 'ReservationCutOff';
-  data: { reservationId: string; cost: NanodollarString; usage: UsageRecord };
+  data: { reservationId: string; cost: NanodollarString; usage: Usage };
 }
 
 export interface ReservationExpired {

@@ -3,7 +3,7 @@ import { WrongExpectedRevisionError, type EventStore, type EventToAppend } from 
 import { deterministicUuid } from '../ids/deterministic-uuid.js';
 import type { Logger } from '../logger.js';
 import { decideAccount, type AccountCommand, type AccountDecision } from './account-decider.js';
-import { decodeAccountEvent } from './account-event-catalogue.js';
+import { accountEventToAppend, decodeAccountEvent } from './account-event-catalogue.js';
 import { accountStreamId, type AccountEvent } from './account-events.js';
 import type { AccountSnapshotStore } from './account-snapshot.js';
 import { applyAccountEvent, availableOf, balanceOf, cloneAccountState, emptyAccountState, type AccountState } from './account-state.js';
@@ -205,10 +205,5 @@ function envelope(orgId: string, event: AccountEvent, occurredAt: string, caused
       : event.type === 'AccessRulesChanged'
         ? `${event.data.stream}:${event.data.revision}`
         : event.data.reservationId;
-  return {
-    id: deterministicUuid(`${accountStreamId(orgId)}:${event.type}:${subject}`),
-    type: event.type,
-    data: event.data,
-    metadata: { schemaVersion: 1, occurredAt, causedBy },
-  };
+  return accountEventToAppend(event, { id: deterministicUuid(`${accountStreamId(orgId)}:${event.type}:${subject}`), occurredAt, causedBy });
 }

@@ -1,4 +1,4 @@
-import type { ModelCategory } from '../catalog/catalog-schema.js';
+import type { ModelCategory } from '../billing/categories.js';
 import type { AccountEvent, SpendOwner } from './account-events.js';
 import { periodsOf } from './spend-periods.js';
 

@@ -6,7 +6,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { ReserveLimits, SpendLimits } from '../ledger/account-decider.js';
 import type { SpendOwner } from '../ledger/account-events.js';
 import type { AccountService } from '../ledger/account-service.js';
-import { formatUsd } from '../ledger/money.js';
+import { formatUsd } from '../billing/money.js';
 import { keyAllowsModel, reauthenticate, type Caller } from './authenticate.js';
 
 /** How long past the provider's own timeout a reservation may stay open before the sweeper expires it. */

@@ -3,7 +3,7 @@ import type { CatalogModel } from '../catalog/catalog.js';
 import type { EndpointRequest, EndpointSpec, Exchange, ReserveEstimate } from '../endpoints/endpoint-spec.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isJsonObject, type JsonObject } from '../formats/json-value.js';
-import type { UsageRecord } from '../ledger/account-events.js';
+import { createUsage, type Usage } from '../billing/usage.js';
 import type { ProviderBodyResponse } from '../providers/provider-client.js';
 import { KEY_REVOKED } from './in-flight-requests.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
@@ -104,7 +104,7 @@ async function serve<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>,
 
 /** A failure before or while answering, with nothing received that could be charged. */
 function failed(error: unknown, signal: AbortSignal): Outcome {
-  if (signal.aborted && signal.reason === KEY_REVOKED) return { closing: { kind: 'cut_off', usage: {} }, error: new GatewayError('key_revoked') };
+  if (signal.aborted && signal.reason === KEY_REVOKED) return { closing: { kind: 'cut_off', usage: createUsage() }, error: new GatewayError('key_revoked') };
   if (signal.aborted) return { closing: { kind: 'release', reason: 'cancelled' }, error };
   return { closing: { kind: 'release', reason: 'provider_error' }, error };
 }
@@ -122,7 +122,7 @@ function settleRateLimit(deps: PipelineDependencies, reservation: Reservation, c
   });
 }
 
-function tokensOf(usage: UsageRecord): number {
+function tokensOf(usage: Usage): number {
   return (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
 }
 

@@ -1,16 +1,17 @@
 import type { CatalogModel } from '../catalog/catalog.js';
 import { costOfUsage } from '../catalog/pricing.js';
-import type { ReleaseReason, UsageRecord } from '../ledger/account-events.js';
+import type { ReleaseReason } from '../ledger/account-events.js';
 import type { AccountService } from '../ledger/account-service.js';
 import type { Logger } from '../logger.js';
+import type { Usage } from '../billing/usage.js';
 import { isConnectionFailure } from '../errors/connection-failure.js';
 import type { Reservation } from './reserve-step.js';
 
 /** How a request's reservation ends. */
 export type Closing =
-  | { readonly kind: 'settle'; readonly usage: UsageRecord }
+  | { readonly kind: 'settle'; readonly usage: Usage }
   | { readonly kind: 'release'; readonly reason: ReleaseReason }
-  | { readonly kind: 'cut_off'; readonly usage: UsageRecord };
+  | { readonly kind: 'cut_off'; readonly usage: Usage };
 
 /**
  * Closes the reservation: settles the real cost, releases it in full, or cuts it off. A store that cannot

@@ -1,31 +1,16 @@
-/**
- * Usage the provider reports for the side APIs, in the gateway's own terms. Text formats are not here:
- * their usage is mapped by the format layer (src/formats).
- */
-export interface EmbeddingsUsage {
-  readonly inputTokens: number;
-}
-
-export interface ImagesUsage {
-  /** Images in the answer: what a per-image price is charged on. */
-  readonly images: number;
-  readonly inputTokens: number | undefined;
-  readonly outputTokens: number | undefined;
-}
-
-/** Transcription models report tokens (gpt-4o-transcribe) or seconds of audio (whisper-1, verbose_json). */
-export type TranscriptionUsage =
-  | { readonly type: 'tokens'; readonly inputTokens: number; readonly outputTokens: number; readonly audioTokens: number | undefined }
-  | { readonly type: 'duration'; readonly seconds: number };
+import type { Usage } from '../billing/usage.js';
 
 /**
- * Reads usage from a parsed JSON answer body; `undefined` when the provider reported none (the gateway
- * then counts what it can, DESIGN 6).
+ * Reads the usage the provider reports for the side APIs from a parsed JSON answer body, as the gateway's
+ * Usage: embeddings report input tokens; images the images made (what a per-image price is charged on) and,
+ * on GPT image models, tokens; transcription models tokens (gpt-4o-transcribe) or seconds of audio
+ * (whisper-1, verbose_json). `undefined` when the provider reported none (the gateway then counts what it
+ * can, DESIGN 6). Text formats are not here: their usage is mapped by the format layer (src/formats).
  */
 export interface SideApiUsageExtractor {
-  embeddings(body: unknown): EmbeddingsUsage | undefined;
-  images(body: unknown): ImagesUsage | undefined;
-  transcription(body: unknown): TranscriptionUsage | undefined;
+  embeddings(body: unknown): Usage | undefined;
+  images(body: unknown): Usage | undefined;
+  transcription(body: unknown): Usage | undefined;
 }
 
 /** For kinds with no side APIs (Anthropic). */

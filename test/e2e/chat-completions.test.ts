@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { parseUsd } from '../../src/ledger/money.js';
+import { parseUsd } from '../../src/billing/money.js';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
 import { validateChatStream } from '../support/stream-validators/chat-stream-validator.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { decodeAccountEvent } from '../../src/ledger/account-event-catalogue.js';
-import { parseUsd } from '../../src/ledger/money.js';
+import { parseUsd } from '../../src/billing/money.js';
 import type { AdminClient } from '../support/admin-client.js';
 import { testDatabaseUrl } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';

@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { sweepExpiredReservations } from '../../src/ledger/reservation-sweeper.js';
-import { parseUsd } from '../../src/ledger/money.js';
+import { parseUsd } from '../../src/billing/money.js';
 import { systemClock } from '../../src/clock.js';
 import type { AccountCommand } from '../../src/ledger/account-decider.js';
 import { AdminClient } from '../support/admin-client.js';
 import { startTestGateway } from '../support/test-gateway.js';
 import { replayAccounts } from '../support/ledger-audit.js';
 import { eventually } from '../support/eventually.js';
+import { createUsage } from '../../src/billing/usage.js';
 
 type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
 
@@ -48,9 +49,9 @@ describe('ledger read models, spend report and reservation sweeper', function ()
     const space = await admin.ok('POST', `/organizations/${orgId}/spaces`, { name: 'research' });
     const run = (command: AccountCommand, id: string) => gateway.accounts.execute(orgId, command, id);
     await run(reserve('gen-r1', '1', { keyId }), 'gen-r1');
-    await run({ type: 'SettleReservation', reservationId: 'gen-r1', cost: parseUsd('0.25'), usage: { inputTokens: 10, outputTokens: 5 } }, 'gen-r1');
+    await run({ type: 'SettleReservation', reservationId: 'gen-r1', cost: parseUsd('0.25'), usage: createUsage({ inputTokens: 10, outputTokens: 5 }) }, 'gen-r1');
     await run(reserve('gen-r2', '1', { keyId, spaceId: space.id }, 'openai/gpt-image-1'), 'gen-r2');
-    await run({ type: 'SettleReservation', reservationId: 'gen-r2', cost: parseUsd('0.04'), usage: { images: 1 } }, 'gen-r2');
+    await run({ type: 'SettleReservation', reservationId: 'gen-r2', cost: parseUsd('0.04'), usage: createUsage({ images: 1 }) }, 'gen-r2');
     await run(reserve('gen-r3', '1', { keyId }), 'gen-r3');
     await run({ type: 'ReleaseReservation', reservationId: 'gen-r3', reason: 'provider_error' }, 'gen-r3');
 

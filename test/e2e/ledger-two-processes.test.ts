@@ -7,7 +7,7 @@ import { estimateInputTokens, textReserve } from '../../src/catalog/reserve-esti
 import { openPostgres, type Database } from '../../src/db/database.js';
 import { PostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
 import { decodeAccountEvent } from '../../src/ledger/account-event-catalogue.js';
-import { formatUsd, parseUsd } from '../../src/ledger/money.js';
+import { formatUsd, parseUsd } from '../../src/billing/money.js';
 import { createScratchDatabase, testRedisPrefix, testRedisUrl } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-providers/fake-openai-provider.js';
@@ -15,6 +15,7 @@ import { DEFAULT_USAGE } from '../support/fake-providers/scripted-answer.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { replayAccounts } from '../support/ledger-audit.js';
 import { FAKE_OPENAI_KEY, TEST_CATALOG } from '../support/test-gateway.js';
+import { createUsage } from '../../src/billing/usage.js';
 
 /**
  * Issue #5: 200 concurrent reserves against a budget that covers exactly 50, split over two gateway OS
@@ -158,7 +159,7 @@ describe('ledger across two gateway processes (real Postgres and Redis)', functi
 
   /** The log of the organization: 50 reservations of the computed amount, each settled exactly once. */
   async function expectLedger(orgId: string, credits: bigint): Promise<void> {
-    const cost = costOfUsage(model, { inputTokens: DEFAULT_USAGE.inputTokens, outputTokens: DEFAULT_USAGE.outputTokens });
+    const cost = costOfUsage(model, createUsage({ inputTokens: DEFAULT_USAGE.inputTokens, outputTokens: DEFAULT_USAGE.outputTokens }));
     // settling follows the answer, and readAll shows an event once older transactions have ended
     await eventually(async () => {
       const events = (await store.readStream(`account-${orgId}`)).map(decodeAccountEvent);

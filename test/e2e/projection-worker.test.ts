@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { parseUsd } from '../../src/ledger/money.js';
+import { parseUsd } from '../../src/billing/money.js';
 import { AdminClient } from '../support/admin-client.js';
 import { createScratchDatabase } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
 import { startTestGateway } from '../support/test-gateway.js';
+import { createUsage } from '../../src/billing/usage.js';
 
 /**
  * PROJECTIONS=off: the gateway leaves the read models to a worker process (`npm run projections -- run`).
@@ -42,7 +43,7 @@ describe('projection worker (gateway with PROJECTIONS=off)', function () {
     const owner = { keyId, employeeId: null, teamId: null, spaceId: null };
     const deadline = new Date(Date.now() + 600_000);
     await gateway.accounts.execute(orgId, { type: 'ReserveFunds', reservationId: 'gen-w1', owner, model: 'openai/gpt-4o-mini', category: 'text', amount: parseUsd('1'), deadline, limits: {}, accessRevisions: {} }, 'gen-w1');
-    await gateway.accounts.execute(orgId, { type: 'SettleReservation', reservationId: 'gen-w1', cost: parseUsd('0.25'), usage: { inputTokens: 10, outputTokens: 5 } }, 'gen-w1');
+    await gateway.accounts.execute(orgId, { type: 'SettleReservation', reservationId: 'gen-w1', cost: parseUsd('0.25'), usage: createUsage({ inputTokens: 10, outputTokens: 5 }) }, 'gen-w1');
 
     // The tables exist from the gateway's start (the report answers), but nothing fills them.
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -3,7 +3,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-providers/fake
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { FAKE_OPENAI_KEY } from '../support/test-gateway.js';
 import { testDatabaseUrl } from '../support/databases.js';
-import { parseUsd } from '../../src/ledger/money.js';
+import { parseUsd } from '../../src/billing/money.js';
 
 /**
  * A very long answer must not make the gateway's memory grow: a stream is translated and counted as it

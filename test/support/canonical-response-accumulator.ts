@@ -2,7 +2,7 @@ import { fromJsonLiteral, joinJsonLiterals, type JsonStringLiteral } from '../..
 import type { CanonicalError } from '../../src/formats/canonical/canonical-error.js';
 import type { CanonicalResponse, OutputPart, StopReason } from '../../src/formats/canonical/canonical-response.js';
 import type { CanonicalStreamEvent } from '../../src/formats/canonical/canonical-stream-event.js';
-import type { Usage } from '../../src/formats/canonical/canonical-usage.js';
+import type { Usage } from '../../src/billing/usage.js';
 
 type OpenPart =
   | { kind: 'text'; pieces: JsonStringLiteral[] }

@@ -5,7 +5,7 @@ import { AdminClient } from './admin-client.js';
 import { eventually } from './eventually.js';
 import { replayAccounts } from './ledger-audit.js';
 import { FAKE_ANTHROPIC_KEY, FAKE_OPENAI_KEY, startTestGateway } from './test-gateway.js';
-import { parseUsd } from '../../src/ledger/money.js';
+import { parseUsd } from '../../src/billing/money.js';
 
 /**
  * A gateway in production mode in front of both fake providers, with an admin client: what the

@@ -4,8 +4,8 @@ import type { FormatName } from '../../formats/canonical/format-name.js';
 import type { ClientStream, StreamDecoder } from '../../formats/canonical/stream-codec.js';
 import { formatCodecs } from '../../formats/format-codecs.js';
 import type { SseEvent } from '../../formats/sse-event.js';
-import type { UsageRecord } from '../../ledger/account-events.js';
-import { usageRecord } from './text-usage.js';
+import { withTokenizerMargin } from '../../billing/reserve-margin.js';
+import { createUsage, type Usage } from '../../billing/usage.js';
 
 /** Provider events held before they are counted and dropped: memory stays flat for an answer of any length. */
 const HELD_BYTES_LIMIT = 256 * 1024;
@@ -47,14 +47,14 @@ export class StreamUsageMeter {
    * early carries at most what the provider said up front (a messages `message_start` has the input and an
    * output of 1), so the output received is counted instead (peer-pitfalls: spend recorded as zero).
    */
-  settlement(stream: ClientStream): UsageRecord {
+  settlement(stream: ClientStream): Usage {
     const finished = stream.done && stream.error === undefined;
     const images = this.countImages ? { images: Math.max(1, this.imageParts) } : {};
-    if (stream.usage && finished) return { ...usageRecord(stream.usage), ...images };
+    if (stream.usage && finished) return { ...stream.usage, ...images };
     this.countHeld();
-    const counted = { inputTokens: this.inputTokens, outputTokens: Math.ceil((this.countedTokens * 5) / 4), counted: true };
-    if (!stream.usage) return { ...counted, ...images };
-    const reported = usageRecord(stream.usage);
+    const counted = { inputTokens: this.inputTokens, outputTokens: withTokenizerMargin(this.countedTokens), counted: true };
+    if (!stream.usage) return createUsage({ ...counted, ...images });
+    const reported = stream.usage;
     return {
       ...reported,
       inputTokens: reported.inputTokens || counted.inputTokens,

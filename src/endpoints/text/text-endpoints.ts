@@ -8,15 +8,15 @@ import { formatCodecs } from '../../formats/format-codecs.js';
 import type { JsonObject } from '../../formats/json-value.js';
 import { passThroughRequest, passThroughResponse } from '../../formats/pass-through.js';
 import { createClientStream, translateRequest, translateResponse } from '../../formats/translate.js';
-import type { UsageRecord } from '../../ledger/account-events.js';
-import { CostAccumulator } from '../../ledger/money.js';
+import { CostAccumulator } from '../../billing/money.js';
+import type { Usage } from '../../billing/usage.js';
 import { ProviderStreamError } from '../../providers/provider-stream-error.js';
 import type { ProviderEventStream } from '../../providers/provider-client.js';
 import { providerAdapter } from '../../providers/provider-registry.js';
 import { DEFAULT_BODY_LIMIT } from '../body-limits.js';
 import type { EndpointSpec, Exchange, JsonAnswer, StreamReply } from '../endpoint-spec.js';
 import { StreamUsageMeter } from './stream-usage-meter.js';
-import { countedResponseUsage, usageRecord } from './text-usage.js';
+import { countedResponseUsage } from './text-usage.js';
 
 /**
  * The three text formats (spec 4.1–4.3): any text model answers any of them. The body goes to the
@@ -86,11 +86,11 @@ function jsonAnswer(format: FormatName, exchange: TextExchange, answer: JsonObje
   let reported;
   if (upstreamFormat === format) ({ body, usage: reported } = passThroughResponse(format, answer, identity));
   else ({ body, response: { usage: reported } } = translateResponse(answer, upstreamFormat, format, identity));
-  const usage: UsageRecord = reported ? usageRecord(reported) : countedResponseUsage(exchange.estimate.inputTokens, answer);
+  const usage: Usage = reported ?? countedResponseUsage(exchange.estimate.inputTokens, answer);
   return { body, usage: model.category === 'image' ? { ...usage, images: imagesIn(answer) } : usage };
 }
 
-async function streamAnswer(format: FormatName, exchange: TextExchange, events: ProviderEventStream, reply: StreamReply): Promise<UsageRecord> {
+async function streamAnswer(format: FormatName, exchange: TextExchange, events: ProviderEventStream, reply: StreamReply): Promise<Usage> {
   const { model, request } = exchange;
   const upstreamFormat = providerFormat(format, model);
   const identity = { requestId: exchange.requestId, model: model.id, created: exchange.created };

@@ -1,6 +1,6 @@
 import type { CanonicalError } from './canonical-error.js';
 import type { ReasoningPart, RedactedReasoningPart, TextPart, ToolCallPart } from './canonical-request.js';
-import type { Usage } from './canonical-usage.js';
+import type { Usage } from '../../billing/usage.js';
 
 /**
  * Why the model stopped. `content_filter` covers Anthropic `refusal`; `error` is a response the provider

@@ -1,7 +1,7 @@
 import type { JsonStringLiteral } from '../json-string-literal.js';
 import type { CanonicalError } from './canonical-error.js';
 import type { StopReason } from './canonical-response.js';
-import type { Usage } from './canonical-usage.js';
+import type { Usage } from '../../billing/usage.js';
 
 /**
  * The canonical stream between a provider decoder and a client encoder. Block boundaries are implicit, the

@@ -1,7 +1,7 @@
 import type { SseEvent } from '../sse-event.js';
 import type { CanonicalError } from './canonical-error.js';
 import type { CanonicalStreamEvent } from './canonical-stream-event.js';
-import type { Usage } from './canonical-usage.js';
+import type { Usage } from '../../billing/usage.js';
 
 /**
  * Provider stream → canonical events. Stateful and incremental: each provider event yields zero or more

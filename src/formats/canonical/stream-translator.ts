@@ -2,7 +2,7 @@ import type { SseEvent } from '../sse-event.js';
 import type { CanonicalError } from './canonical-error.js';
 import type { StopReason } from './canonical-response.js';
 import type { CanonicalStreamEvent } from './canonical-stream-event.js';
-import type { Usage } from './canonical-usage.js';
+import type { Usage } from '../../billing/usage.js';
 import type { ClientStream, StreamDecoder, StreamEncoder } from './stream-codec.js';
 
 /**

@@ -1,7 +1,7 @@
 import { isJsonObject, tryParseJson, type JsonObject } from '../json-value.js';
 import type { SseEvent } from '../sse-event.js';
 import { truncatedStreamError, type CanonicalError } from '../canonical/canonical-error.js';
-import type { Usage } from '../canonical/canonical-usage.js';
+import type { Usage } from '../../billing/usage.js';
 import type { ClientStream, EncoderOptions } from '../canonical/stream-codec.js';
 import { usageFromChat } from './chat-usage.js';
 import { errorFromOpenAiBody, renderOpenAiErrorBody } from './openai-error.js';

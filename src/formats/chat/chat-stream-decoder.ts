@@ -4,7 +4,7 @@ import type { SseEvent } from '../sse-event.js';
 import { providerError, truncatedStreamError } from '../canonical/canonical-error.js';
 import type { StopReason } from '../canonical/canonical-response.js';
 import type { CanonicalStreamEvent } from '../canonical/canonical-stream-event.js';
-import type { Usage } from '../canonical/canonical-usage.js';
+import type { Usage } from '../../billing/usage.js';
 import { syntheticToolCallId } from '../canonical/gateway-ids.js';
 import type { StreamDecoder } from '../canonical/stream-codec.js';
 import { stopReasonFromChat } from './chat-stop-reason.js';

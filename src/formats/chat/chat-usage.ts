@@ -1,5 +1,6 @@
+import { createUsage, type Usage } from '../../billing/usage.js';
 import { isJsonObject, type JsonObject } from '../json-value.js';
-import { tokenCount, usage, type Usage } from '../canonical/canonical-usage.js';
+import { tokenCount } from '../token-count.js';
 
 /**
  * Chat `CompletionUsage` (wire-formats.md 1.3): `prompt_tokens` INCLUDES cached tokens; `cache_write_tokens`
@@ -10,23 +11,29 @@ export function usageFromChat(value: unknown): Usage | undefined {
   if (!isJsonObject(value)) return undefined;
   const prompt = isJsonObject(value.prompt_tokens_details) ? value.prompt_tokens_details : {};
   const completion = isJsonObject(value.completion_tokens_details) ? value.completion_tokens_details : {};
-  return usage({
+  const cacheWrite = tokenCount(prompt.cache_write_tokens);
+  return createUsage({
     inputTokens: tokenCount(value.prompt_tokens),
     cachedInputTokens: tokenCount(prompt.cached_tokens),
-    cacheWriteTokens: tokenCount(prompt.cache_write_tokens) || tokenCount(value.cache_creation_input_tokens),
+    // a zero in OpenRouter's field does not hide a count in the LiteLLM one
+    cacheWriteTokens: cacheWrite || (tokenCount(value.cache_creation_input_tokens) ?? cacheWrite),
     outputTokens: tokenCount(value.completion_tokens),
     reasoningTokens: tokenCount(completion.reasoning_tokens),
   });
 }
 
+/** Chat clients always get every count; one the provider did not report is shown as 0. */
 export function usageToChat(value: Usage): JsonObject {
-  const promptDetails: JsonObject = { cached_tokens: value.cachedInputTokens };
-  if (value.cacheWriteTokens > 0) promptDetails.cache_write_tokens = value.cacheWriteTokens;
+  const input = value.inputTokens ?? 0;
+  const output = value.outputTokens ?? 0;
+  const cacheWrite = value.cacheWriteTokens ?? 0;
+  const promptDetails: JsonObject = { cached_tokens: value.cachedInputTokens ?? 0 };
+  if (cacheWrite > 0) promptDetails.cache_write_tokens = cacheWrite;
   return {
-    prompt_tokens: value.inputTokens,
-    completion_tokens: value.outputTokens,
-    total_tokens: value.inputTokens + value.outputTokens,
+    prompt_tokens: input,
+    completion_tokens: output,
+    total_tokens: input + output,
     prompt_tokens_details: promptDetails,
-    completion_tokens_details: { reasoning_tokens: value.reasoningTokens },
+    completion_tokens_details: { reasoning_tokens: value.reasoningTokens ?? 0 },
   };
 }

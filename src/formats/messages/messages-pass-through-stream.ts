@@ -1,7 +1,8 @@
 import { isJsonObject, tryParseJson, type JsonObject } from '../json-value.js';
 import type { SseEvent } from '../sse-event.js';
 import { truncatedStreamError, type CanonicalError } from '../canonical/canonical-error.js';
-import { tokenCount, type Usage } from '../canonical/canonical-usage.js';
+import type { Usage } from '../../billing/usage.js';
+import { sumOfCounts, tokenCount } from '../token-count.js';
 import type { ClientStream, EncoderOptions } from '../canonical/stream-codec.js';
 import { errorFromMessagesBody, renderMessagesErrorBody } from './messages-error.js';
 import { usageFromMessages } from './messages-usage.js';
@@ -76,7 +77,7 @@ export class MessagesPassThroughStream implements ClientStream {
     for (const [key, value] of Object.entries(reported)) if (value !== null) this.usageRaw[key] = value;
     this.usage = usageFromMessages(this.usageRaw);
     if (reported.input_tokens === undefined || reported.input_tokens === null) return reported;
-    const whole = tokenCount(this.usageRaw.input_tokens) + tokenCount(this.usageRaw.cache_read_input_tokens) + tokenCount(this.usageRaw.cache_creation_input_tokens);
+    const whole = sumOfCounts(tokenCount(this.usageRaw.input_tokens), tokenCount(this.usageRaw.cache_read_input_tokens), tokenCount(this.usageRaw.cache_creation_input_tokens)) ?? 0;
     return { ...reported, input_tokens: whole };
   }
 }

@@ -4,7 +4,7 @@ import type { SseEvent } from '../sse-event.js';
 import { truncatedStreamError } from '../canonical/canonical-error.js';
 import type { StopReason } from '../canonical/canonical-response.js';
 import type { CanonicalStreamEvent } from '../canonical/canonical-stream-event.js';
-import { usage as makeUsage, type Usage } from '../canonical/canonical-usage.js';
+import { createUsage, type Usage } from '../../billing/usage.js';
 import type { StreamDecoder } from '../canonical/stream-codec.js';
 import { errorFromMessagesBody } from './messages-error.js';
 import { stopReasonFromMessages } from './messages-stop-reason.js';
@@ -74,7 +74,7 @@ export class MessagesStreamDecoder implements StreamDecoder {
           type: 'finish',
           stopReason: this.stopReason,
           ...(this.stopSequence === undefined ? {} : { stopSequence: this.stopSequence }),
-          usage: usageFromMessages(this.usageRaw) ?? makeUsage(),
+          usage: usageFromMessages(this.usageRaw) ?? createUsage(),
         });
         return;
       case 'error':

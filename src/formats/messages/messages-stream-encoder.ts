@@ -1,6 +1,6 @@
 import type { SseEvent } from '../sse-event.js';
 import type { CanonicalStreamEvent, StreamFinish } from '../canonical/canonical-stream-event.js';
-import { usage as emptyUsage, type Usage } from '../canonical/canonical-usage.js';
+import { createUsage, type Usage } from '../../billing/usage.js';
 import { messagesMessageId } from '../canonical/gateway-ids.js';
 import type { EncoderOptions, StreamEncoder } from '../canonical/stream-codec.js';
 import { renderMessagesErrorBody } from './messages-error.js';
@@ -92,7 +92,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
       stop_reason: null,
       stop_sequence: null,
       stop_details: null,
-      usage: usageToMessages(usage ?? emptyUsage()),
+      usage: usageToMessages(usage ?? createUsage()),
     };
     out.push({ event: 'message_start', data: JSON.stringify({ type: 'message_start', message }) });
   }
@@ -115,7 +115,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
   private finish(event: StreamFinish, out: SseEvent[]): void {
     this.ended = true;
     this.closeBlock(out);
-    const usage = event.usage ?? this.startUsage ?? emptyUsage();
+    const usage = event.usage ?? this.startUsage ?? createUsage();
     const delta = { stop_reason: stopReasonToMessages(event.stopReason), stop_sequence: event.stopSequence ?? null, stop_details: null };
     out.push({ event: 'message_delta', data: JSON.stringify({ type: 'message_delta', delta, usage: usageToMessages(usage) }) });
     out.push(MESSAGE_STOP);

@@ -1,5 +1,6 @@
+import { createUsage, type Usage } from '../../billing/usage.js';
 import { isJsonObject, type JsonObject } from '../json-value.js';
-import { tokenCount, usage, type Usage } from '../canonical/canonical-usage.js';
+import { sumOfCounts, tokenCount } from '../token-count.js';
 
 /**
  * Anthropic usage (wire-formats.md 2.2): `input_tokens` EXCLUDES cache reads and writes — "total input
@@ -10,8 +11,8 @@ export function usageFromMessages(value: unknown): Usage | undefined {
   const cacheRead = tokenCount(value.cache_read_input_tokens);
   const cacheWrite = tokenCount(value.cache_creation_input_tokens);
   const details = isJsonObject(value.output_tokens_details) ? value.output_tokens_details : {};
-  return usage({
-    inputTokens: tokenCount(value.input_tokens) + cacheRead + cacheWrite,
+  return createUsage({
+    inputTokens: sumOfCounts(tokenCount(value.input_tokens), cacheRead, cacheWrite),
     cachedInputTokens: cacheRead,
     cacheWriteTokens: cacheWrite,
     outputTokens: tokenCount(value.output_tokens),
@@ -21,13 +22,14 @@ export function usageFromMessages(value: unknown): Usage | undefined {
 
 /**
  * The gateway's messages usage: spec 2.2 makes `input_tokens` the WHOLE input, cache included — unlike
- * Anthropic's own meaning. The cache fields keep Anthropic's names as sub-counts.
+ * Anthropic's own meaning. The cache fields keep Anthropic's names as sub-counts. Every count is shown;
+ * one the provider did not report is shown as 0.
  */
 export function usageToMessages(value: Usage): JsonObject {
   return {
-    input_tokens: value.inputTokens,
-    cache_creation_input_tokens: value.cacheWriteTokens,
-    cache_read_input_tokens: value.cachedInputTokens,
-    output_tokens: value.outputTokens,
+    input_tokens: value.inputTokens ?? 0,
+    cache_creation_input_tokens: value.cacheWriteTokens ?? 0,
+    cache_read_input_tokens: value.cachedInputTokens ?? 0,
+    output_tokens: value.outputTokens ?? 0,
   };
 }

@@ -1,6 +1,6 @@
 import { isJsonObject, tryParseJson, type JsonObject } from '../json-value.js';
 import type { CanonicalResponse } from '../canonical/canonical-response.js';
-import { usage as emptyUsage } from '../canonical/canonical-usage.js';
+import { createUsage } from '../../billing/usage.js';
 import { messagesMessageId } from '../canonical/gateway-ids.js';
 import type { ClientIdentity } from '../canonical/stream-codec.js';
 import { stopReasonToMessages } from './messages-stop-reason.js';
@@ -40,6 +40,6 @@ export function renderMessagesResponse(response: CanonicalResponse, identity: Cl
     stop_reason: stopReasonToMessages(response.stopReason),
     stop_sequence: response.stopSequence ?? null,
     stop_details: null,
-    usage: usageToMessages(response.usage ?? emptyUsage()),
+    usage: usageToMessages(response.usage ?? createUsage()),
   };
 }

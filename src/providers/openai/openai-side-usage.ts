@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { EmbeddingsUsage, ImagesUsage, SideApiUsageExtractor, TranscriptionUsage } from '../side-api-usage.js';
+import { createUsage, type Usage } from '../../billing/usage.js';
+import type { SideApiUsageExtractor } from '../side-api-usage.js';
 
 const count = z.number().int().nonnegative();
 
@@ -31,34 +32,30 @@ const transcriptionSchema = z.object({
   duration: z.number().nonnegative().nullish(),
 });
 
-export function openAiEmbeddingsUsage(body: unknown): EmbeddingsUsage | undefined {
+export function openAiEmbeddingsUsage(body: unknown): Usage | undefined {
   const parsed = embeddingsSchema.safeParse(body);
   const tokens = parsed.success ? (parsed.data.usage?.prompt_tokens ?? parsed.data.usage?.total_tokens) : undefined;
-  return tokens === undefined ? undefined : { inputTokens: tokens };
+  return tokens === undefined ? undefined : createUsage({ inputTokens: tokens });
 }
 
-export function openAiImagesUsage(body: unknown): ImagesUsage | undefined {
+/** The images are counted from the answer; their tokens only when the model reports them. */
+export function openAiImagesUsage(body: unknown): Usage | undefined {
   const parsed = imagesSchema.safeParse(body);
   if (!parsed.success) return undefined;
   const { data, usage } = parsed.data;
   if (!data && !usage) return undefined;
-  return { images: data?.length ?? 0, inputTokens: usage?.input_tokens, outputTokens: usage?.output_tokens };
+  return createUsage({ images: data?.length ?? 0, inputTokens: usage?.input_tokens, outputTokens: usage?.output_tokens });
 }
 
-export function openAiTranscriptionUsage(body: unknown): TranscriptionUsage | undefined {
+export function openAiTranscriptionUsage(body: unknown): Usage | undefined {
   const parsed = transcriptionSchema.safeParse(body);
   if (!parsed.success) return undefined;
   const { usage, duration } = parsed.data;
   if (usage?.type === 'tokens') {
-    return {
-      type: 'tokens',
-      inputTokens: usage.input_tokens,
-      outputTokens: usage.output_tokens,
-      audioTokens: usage.input_token_details?.audio_tokens,
-    };
+    return createUsage({ inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, audioInputTokens: usage.input_token_details?.audio_tokens });
   }
-  if (usage?.type === 'duration') return { type: 'duration', seconds: usage.seconds };
-  return duration === undefined || duration === null ? undefined : { type: 'duration', seconds: duration };
+  if (usage?.type === 'duration') return createUsage({ audioSeconds: usage.seconds });
+  return duration === undefined || duration === null ? undefined : createUsage({ audioSeconds: duration });
 }
 
 export const openAiSideUsage: SideApiUsageExtractor = {

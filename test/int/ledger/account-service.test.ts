@@ -3,12 +3,13 @@ import type { SpendOwner } from '../../../src/ledger/account-events.js';
 import { AccountService } from '../../../src/ledger/account-service.js';
 import { AccountSnapshotStore } from '../../../src/ledger/account-snapshot.js';
 import type { AccountCommand, ReserveLimits } from '../../../src/ledger/account-decider.js';
-import { parseUsd } from '../../../src/ledger/money.js';
+import { parseUsd } from '../../../src/billing/money.js';
 import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store.js';
 import { migrateToLatest, openPostgres, type Database } from '../../../src/db/database.js';
 import { systemClock } from '../../../src/clock.js';
 import { createScratchDatabase } from '../../support/databases.js';
 import { replayAccounts } from '../../support/ledger-audit.js';
+import { createUsage } from '../../../src/billing/usage.js';
 
 const owner: SpendOwner = { keyId: 'key_hot', employeeId: null, teamId: null, spaceId: null };
 const reserve = (id: string, amount: bigint, limits: ReserveLimits = {}): AccountCommand => ({
@@ -91,10 +92,10 @@ describe('account service on Postgres', function () {
   it('settles, releases and expires so that reserved money returns to zero', async () => {
     await service.execute('org_d', { type: 'AddCredits', amount: parseUsd('10') }, 'admin:test');
     for (let i = 0; i < 4; i++) await service.execute('org_d', reserve(`gen-${i}`, parseUsd('1')), `gen-${i}`);
-    await service.execute('org_d', { type: 'SettleReservation', reservationId: 'gen-0', cost: parseUsd('0.25'), usage: { inputTokens: 10 } }, 'gen-0');
-    await service.execute('org_d', { type: 'SettleReservation', reservationId: 'gen-1', cost: parseUsd('1.5'), usage: {} }, 'gen-1');
+    await service.execute('org_d', { type: 'SettleReservation', reservationId: 'gen-0', cost: parseUsd('0.25'), usage: createUsage({ inputTokens: 10 }) }, 'gen-0');
+    await service.execute('org_d', { type: 'SettleReservation', reservationId: 'gen-1', cost: parseUsd('1.5'), usage: createUsage() }, 'gen-1');
     await service.execute('org_d', { type: 'ReleaseReservation', reservationId: 'gen-2', reason: 'provider_error' }, 'gen-2');
-    await service.execute('org_d', { type: 'CutOffReservation', reservationId: 'gen-3', cost: parseUsd('0.05'), usage: {} }, 'gen-3');
+    await service.execute('org_d', { type: 'CutOffReservation', reservationId: 'gen-3', cost: parseUsd('0.05'), usage: createUsage() }, 'gen-3');
     expect(await service.balance('org_d')).to.deep.equal({ balance: parseUsd('8.2'), reserved: 0n, available: parseUsd('8.2') });
   });
 
@@ -114,7 +115,7 @@ describe('account service on Postgres', function () {
     await small.execute('org_e', { type: 'AddCredits', amount: parseUsd('10') }, 'admin:test');
     for (let i = 0; i < 25; i++) {
       await small.execute('org_e', reserve(`gen-${i}`, parseUsd('0.1')), `gen-${i}`);
-      await small.execute('org_e', { type: 'SettleReservation', reservationId: `gen-${i}`, cost: parseUsd('0.01'), usage: {} }, `gen-${i}`);
+      await small.execute('org_e', { type: 'SettleReservation', reservationId: `gen-${i}`, cost: parseUsd('0.01'), usage: createUsage() }, `gen-${i}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100)); // snapshots are written after the batch, off the request path
     const snapshot = await new AccountSnapshotStore(database.kysely).load('org_e');

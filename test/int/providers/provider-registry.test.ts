@@ -78,30 +78,31 @@ describe('provider registry', () => {
     const usage = providerRegistry.openai.sideUsage;
 
     it('reads embeddings prompt tokens', () => {
-      expect(usage.embeddings({ object: 'list', data: [], usage: { prompt_tokens: 8, total_tokens: 8 } })).to.deep.equal({ inputTokens: 8 });
-      expect(usage.embeddings({ usage: { total_tokens: 5 } })).to.deep.equal({ inputTokens: 5 });
+      expect(usage.embeddings({ object: 'list', data: [], usage: { prompt_tokens: 8, total_tokens: 8 } })).to.deep.equal({ version: 2, inputTokens: 8 });
+      expect(usage.embeddings({ usage: { total_tokens: 5 } })).to.deep.equal({ version: 2, inputTokens: 5 });
       expect(usage.embeddings({ data: [] })).to.equal(undefined);
     });
 
     it('counts images, with token usage when reported', () => {
       expect(usage.images({ data: [{ b64_json: 'a' }, { b64_json: 'b' }], usage: { input_tokens: 10, output_tokens: 500, total_tokens: 510 } })).to.deep.equal({
+        version: 2,
         images: 2,
         inputTokens: 10,
         outputTokens: 500,
       });
-      expect(usage.images({ created: 1, data: [{ b64_json: 'a' }] })).to.deep.equal({ images: 1, inputTokens: undefined, outputTokens: undefined });
+      expect(usage.images({ created: 1, data: [{ b64_json: 'a' }] })).to.deep.equal({ version: 2, images: 1 });
       expect(usage.images('not json')).to.equal(undefined);
     });
 
     it('reads transcription tokens or seconds', () => {
       expect(usage.transcription({ text: 'x', usage: { type: 'tokens', input_tokens: 14, input_token_details: { text_tokens: 0, audio_tokens: 14 }, output_tokens: 45, total_tokens: 59 } })).to.deep.equal({
-        type: 'tokens',
+        version: 2,
         inputTokens: 14,
         outputTokens: 45,
-        audioTokens: 14,
+        audioInputTokens: 14,
       });
-      expect(usage.transcription({ text: 'x', usage: { type: 'duration', seconds: 3.2 } })).to.deep.equal({ type: 'duration', seconds: 3.2 });
-      expect(usage.transcription({ task: 'transcribe', duration: 8.5, text: 'x' })).to.deep.equal({ type: 'duration', seconds: 8.5 });
+      expect(usage.transcription({ text: 'x', usage: { type: 'duration', seconds: 3.2 } })).to.deep.equal({ version: 2, audioSeconds: 3.2 });
+      expect(usage.transcription({ task: 'transcribe', duration: 8.5, text: 'x' })).to.deep.equal({ version: 2, audioSeconds: 8.5 });
       expect(usage.transcription({ text: 'x' })).to.equal(undefined);
     });
 

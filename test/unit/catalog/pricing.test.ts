@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { parseCatalog } from '../../../src/catalog/load-catalog.js';
 import { costOfUsage } from '../../../src/catalog/pricing.js';
 import { estimateInputTokens, textReserve, TOKENS_PER_BINARY_PART } from '../../../src/catalog/reserve-estimate.js';
-import { parseUsd } from '../../../src/ledger/money.js';
+import { parseUsd } from '../../../src/billing/money.js';
+import { createUsage } from '../../../src/billing/usage.js';
 
 const catalog = parseCatalog(
   `providers:
@@ -36,24 +37,24 @@ const model = (id: string) => catalog.models.get(id)!;
 describe('pricing', () => {
   it('prices input, cache reads, cache writes and output at their own rates', () => {
     // 1,000 input of which 600 cached and 100 cache-write; 200 output
-    const cost = costOfUsage(model('p/text'), { inputTokens: 1000, cachedInputTokens: 600, cacheWriteTokens: 100, outputTokens: 200 });
+    const cost = costOfUsage(model('p/text'), createUsage({ inputTokens: 1000, cachedInputTokens: 600, cacheWriteTokens: 100, outputTokens: 200 }));
     // 300×3 + 600×0.30 + 100×3.75 + 200×15 = 900 + 180 + 375 + 3000 = 4455 $/Mtok·tok → $0.004455
     expect(cost).to.equal(parseUsd('0.004455'));
   });
 
   it('prices cache tokens at the input rate when the model has no cache prices', () => {
-    expect(costOfUsage(model('p/plain'), { inputTokens: 1000, cachedInputTokens: 600, outputTokens: 10 })).to.equal(parseUsd('0.00102'));
+    expect(costOfUsage(model('p/plain'), createUsage({ inputTokens: 1000, cachedInputTokens: 600, outputTokens: 10 }))).to.equal(parseUsd('0.00102'));
   });
 
   it('rounds up to a whole nanodollar once', () => {
-    expect(costOfUsage(model('p/plain'), { inputTokens: 1 })).to.equal(1000n); // $1/Mtok = 1,000 nanodollars a token
-    expect(costOfUsage(model('p/cheap'), { inputTokens: 1, outputTokens: 1 })).to.equal(1n); // 0.1 + 0.2 nanodollars → 1
+    expect(costOfUsage(model('p/plain'), createUsage({ inputTokens: 1 }))).to.equal(1000n); // $1/Mtok = 1,000 nanodollars a token
+    expect(costOfUsage(model('p/cheap'), createUsage({ inputTokens: 1, outputTokens: 1 }))).to.equal(1n); // 0.1 + 0.2 nanodollars → 1
   });
 
   it('prices images, audio minutes and video seconds', () => {
-    expect(costOfUsage(model('p/img'), { images: 3 })).to.equal(parseUsd('0.12'));
-    expect(costOfUsage(model('p/stt'), { audioSeconds: 30 })).to.equal(parseUsd('0.003'));
-    expect(costOfUsage(model('p/vid'), { videoSeconds: 8 })).to.equal(parseUsd('0.8'));
+    expect(costOfUsage(model('p/img'), createUsage({ images: 3 }))).to.equal(parseUsd('0.12'));
+    expect(costOfUsage(model('p/stt'), createUsage({ audioSeconds: 30 }))).to.equal(parseUsd('0.003'));
+    expect(costOfUsage(model('p/vid'), createUsage({ videoSeconds: 8 }))).to.equal(parseUsd('0.8'));
   });
 });
 

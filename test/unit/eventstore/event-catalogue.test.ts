@@ -49,6 +49,14 @@ describe('event catalogue', () => {
     expect(event.metadata).to.deep.equal({ schemaVersion: 3, occurredAt: '2026-11-21T10:00:00.000Z', causedBy: 'admin:ops' });
   });
 
+  it('creates events by type through their definition, and refuses a type it does not know', () => {
+    const event = catalogue.create('KeyRevoked', { id: randomUUID(), data: { keyId: 'key_1' }, occurredAt: '2026-11-21T10:00:00.000Z', causedBy: 'admin:ops' });
+    expect(event).to.deep.include({ type: 'KeyRevoked', data: { keyId: 'key_1' } });
+    expect(event.metadata.schemaVersion).to.equal(1);
+    expect(() => catalogue.create('KeyRevoked', { id: randomUUID(), data: {}, occurredAt: '2026-11-21T10:00:00.000Z', causedBy: 'admin:ops' })).to.throw(EventDecodeError);
+    expect(() => catalogue.create('KeyLost', { id: randomUUID(), data: {}, occurredAt: '2026-11-21T10:00:00.000Z', causedBy: 'admin:ops' })).to.throw(UnknownEventTypeError);
+  });
+
   it('refuses to create an event whose data does not fit its schema', () => {
     expect(() =>
       CreditsAdded.create({ id: randomUUID(), data: { amount: '1.5', reason: 'x', addedBy: 'y' }, occurredAt: '2026-11-21T10:00:00.000Z', causedBy: 'admin:ops' }),

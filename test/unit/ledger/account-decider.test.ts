@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type { AccountEvent, SpendOwner } from '../../../src/ledger/account-events.js';
 import { decideAccount, type AccountCommand, type AccountDecision, type ReserveLimits } from '../../../src/ledger/account-decider.js';
 import { applyAccountEvent, availableOf, balanceOf, emptyAccountState, type AccountState } from '../../../src/ledger/account-state.js';
-import { parseUsd } from '../../../src/ledger/money.js';
+import { parseUsd } from '../../../src/billing/money.js';
+import { createUsage } from '../../../src/billing/usage.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const owner: SpendOwner = { keyId: 'key_a', employeeId: 'emp_a', teamId: 'team_a', spaceId: null };
@@ -30,7 +31,7 @@ const reserved = (id: string, amount: string, extra: Partial<SpendOwner> & { mod
     deadline: new Date(NOW.getTime() + 600_000).toISOString(),
   },
 });
-const settled = (id: string, cost: string): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost: String(usd(cost)), usage: {}, overrun: '0' } });
+const settled = (id: string, cost: string): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost: String(usd(cost)), usage: createUsage(), overrun: '0' } });
 
 function reserve(amount: string, limits: ReserveLimits = {}, extra: { model?: string; category?: 'text' | 'image'; id?: string } = {}): AccountCommand {
   return {
@@ -177,12 +178,12 @@ describe('account decider', () => {
   describe('closing reservations', () => {
     const open = () => given(credits('10'), reserved('gen-1', '1'));
     it('settles with the real cost and no overrun when it is within the reserve', () => {
-      expect(events(decideAccount(open(), { type: 'SettleReservation', reservationId: 'gen-1', cost: usd('0.25'), usage: { inputTokens: 10, outputTokens: 5 } }, NOW))).to.deep.equal([
-        { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '250000000', usage: { inputTokens: 10, outputTokens: 5 }, overrun: '0' } },
+      expect(events(decideAccount(open(), { type: 'SettleReservation', reservationId: 'gen-1', cost: usd('0.25'), usage: createUsage({ inputTokens: 10, outputTokens: 5 }) }, NOW))).to.deep.equal([
+        { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '250000000', usage: createUsage({ inputTokens: 10, outputTokens: 5 }), overrun: '0' } },
       ]);
     });
     it('charges a cost above the reserve and records the overrun', () => {
-      const [event] = events(decideAccount(open(), { type: 'SettleReservation', reservationId: 'gen-1', cost: usd('1.5'), usage: {} }, NOW));
+      const [event] = events(decideAccount(open(), { type: 'SettleReservation', reservationId: 'gen-1', cost: usd('1.5'), usage: createUsage() }, NOW));
       expect(event!.data).to.include({ cost: '1500000000', overrun: '500000000' });
       const state = open();
       applyAccountEvent(state, event!, NOW.toISOString());
@@ -191,9 +192,9 @@ describe('account decider', () => {
     it('closes each reservation exactly once', () => {
       const state = given(credits('10'), reserved('gen-1', '1'), settled('gen-1', '0.5'));
       for (const command of [
-        { type: 'SettleReservation', reservationId: 'gen-1', cost: 1n, usage: {} },
+        { type: 'SettleReservation', reservationId: 'gen-1', cost: 1n, usage: createUsage() },
         { type: 'ReleaseReservation', reservationId: 'gen-1', reason: 'provider_error' },
-        { type: 'CutOffReservation', reservationId: 'gen-1', cost: 1n, usage: {} },
+        { type: 'CutOffReservation', reservationId: 'gen-1', cost: 1n, usage: createUsage() },
         { type: 'ExpireReservation', reservationId: 'gen-1' },
       ] as const) {
         expect(events(decideAccount(state, command, new Date('2030-01-01')))).to.deep.equal([]);
@@ -206,8 +207,8 @@ describe('account decider', () => {
       expect([balanceOf(state), state.reserved]).to.deep.equal([usd('10'), 0n]);
     });
     it('cuts off a revoked key for what was received', () => {
-      const [event] = events(decideAccount(open(), { type: 'CutOffReservation', reservationId: 'gen-1', cost: usd('0.1'), usage: { outputTokens: 3 } }, NOW));
-      expect(event).to.deep.equal({ type: 'ReservationCutOff', data: { reservationId: 'gen-1', cost: '100000000', usage: { outputTokens: 3 } } });
+      const [event] = events(decideAccount(open(), { type: 'CutOffReservation', reservationId: 'gen-1', cost: usd('0.1'), usage: createUsage({ outputTokens: 3 }) }, NOW));
+      expect(event).to.deep.equal({ type: 'ReservationCutOff', data: { reservationId: 'gen-1', cost: '100000000', usage: createUsage({ outputTokens: 3 }) } });
     });
     it('expires only after the deadline', () => {
       expect(events(decideAccount(open(), { type: 'ExpireReservation', reservationId: 'gen-1' }, NOW))).to.deep.equal([]);

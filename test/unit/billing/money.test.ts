@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CostAccumulator, formatUsd, parseUsd } from '../../../src/ledger/money.js';
+import { CostAccumulator, formatUsd, parseUsd } from '../../../src/billing/money.js';
 
 describe('money', () => {
   it('parses USD decimal strings into exact nanodollars', () => {

@@ -1,0 +1,144 @@
+/**
+ * Dependency rules of the gateway (DESIGN.md section 3), checked by `npm run depcheck`, part of `npm test`.
+ *
+ * Imports flow one way: http → pipeline → endpoints → ledger / access / providers / formats / catalog →
+ * eventstore / db. A module never imports one in a layer above its own, two folders of one layer never
+ * import each other, and nothing imports in a circle. Everything may import the shared modules (billing/,
+ * errors/, ids/, config.ts, clock.ts, logger.ts), which import only each other; billing/ imports nothing of
+ * the gateway at all. Type-only imports count: a type couples modules as much as a value does.
+ *
+ * Every module of src/ and projections/ belongs to a layer or to the shared modules, so a new folder fails
+ * the check until it is placed here.
+ */
+
+/** Layers from the top; each entry names one unit (a folder or a file) by a path pattern. */
+const LAYERS = [
+  // Entry points: the server and the two CLIs.
+  { main: '^src/main\\.ts$', 'admin cli': '^src/admin/cli\\.ts$', 'projections cli': '^projections/cli\\.ts$' },
+  // The stores and services every entry point opens (it names the readiness checks HTTP reports).
+  { core: '^src/core\\.ts$' },
+  // The admin API: routes mounted next to the pipeline's; it reads bodies with the pipeline's helpers.
+  { admin: '^src/admin/' },
+  { http: '^src/http/' },
+  { pipeline: '^src/pipeline/' },
+  { endpoints: '^src/endpoints/' },
+  // Read models: fed from the ledger's and access's event catalogues.
+  { projections: '^projections/' },
+  // The features, in three tiers so that the ones that import each other do so one way only.
+  { access: '^src/access/' },
+  { ledger: '^src/ledger/', providers: '^src/providers/' },
+  { formats: '^src/formats/', catalog: '^src/catalog/' },
+  // Adapters to the outside, then the database they may share.
+  { eventstore: '^src/eventstore/', ratelimit: '^src/ratelimit/', jobs: '^src/jobs/' },
+  { db: '^src/db/' },
+];
+
+const SHARED = ['^src/billing/', '^src/errors/', '^src/ids/', '^src/config\\.ts$', '^src/clock\\.ts$', '^src/logger\\.ts$'];
+
+/**
+ * Imports that break the layers and are left, for a time, to the work that removes them: `{ from, to }`
+ * file paths. Delete an entry when its import is gone, so the check holds for that module too.
+ */
+const KNOWN_EXCEPTIONS = [];
+
+const unitsOf = (layer) => Object.entries(layer).map(([name, path]) => ({ name, path }));
+const exactly = (file) => `^${file.replace(/\./g, '\\.')}$`;
+const placed = [...LAYERS.flatMap((layer) => Object.values(layer)), ...SHARED];
+
+/**
+ * `rule` without the known exceptions, plus, for each module that has some, the same rule for that module
+ * alone with its exceptions allowed.
+ */
+function exceptingKnown(rule) {
+  const inRule = (file) => new RegExp(rule.from.path).test(file) && !(rule.from.pathNot ?? []).some((pattern) => new RegExp(pattern).test(file));
+  const modules = [...new Set(KNOWN_EXCEPTIONS.map((exception) => exception.from).filter(inRule))];
+  if (modules.length === 0) return [rule];
+  return [
+    { ...rule, from: { ...rule.from, pathNot: [...(rule.from.pathNot ?? []), ...modules.map(exactly)] } },
+    ...modules.map((module) => ({
+      ...rule,
+      from: { path: exactly(module) },
+      to: { ...rule.to, pathNot: KNOWN_EXCEPTIONS.filter((exception) => exception.from === module).map((exception) => exactly(exception.to)) },
+    })),
+  ];
+}
+
+const layerRules = LAYERS.flatMap((layer, index) => {
+  const above = LAYERS.slice(0, index).flatMap((upper) => Object.values(upper));
+  return unitsOf(layer).flatMap((unit) => {
+    const rules = [];
+    if (above.length > 0) {
+      rules.push({
+        name: 'layer-imports-above',
+        comment: `${unit.name} imports a module of a layer above it`,
+        severity: 'error',
+        from: { path: unit.path, pathNot: above },
+        to: { path: above },
+      });
+    }
+    const siblings = unitsOf(layer).filter((other) => other.name !== unit.name);
+    if (siblings.length > 0) {
+      rules.push({
+        name: 'layer-siblings-import-each-other',
+        comment: `${unit.name} imports a folder of its own layer; give one of them a layer of its own`,
+        severity: 'error',
+        from: { path: unit.path, pathNot: above },
+        to: { path: siblings.map((sibling) => sibling.path) },
+      });
+    }
+    return rules.flatMap(exceptingKnown);
+  });
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'modules import each other, directly or through others',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'billing-is-a-leaf',
+      comment: 'billing/ imports node built-ins and packages only, so that everything may import it',
+      severity: 'error',
+      from: { path: '^src/billing/' },
+      to: { path: '^(src|projections|test|ops)/', pathNot: '^src/billing/' },
+    },
+    {
+      name: 'shared-imports-shared',
+      comment: 'the shared modules (errors, ids, config, clock, logger) import only each other and billing',
+      severity: 'error',
+      from: { path: SHARED },
+      to: { path: '^(src|projections|test|ops)/', pathNot: SHARED },
+    },
+    {
+      name: 'not-in-a-layer',
+      comment: 'a module of src/ or projections/ that no layer names: place its folder in .dependency-cruiser.cjs',
+      severity: 'error',
+      from: { path: '^(src|projections)/', pathNot: placed },
+      to: {},
+    },
+    {
+      name: 'not-in-a-layer',
+      comment: 'an import of a module of src/ or projections/ that no layer names: place its folder in .dependency-cruiser.cjs',
+      severity: 'error',
+      from: {},
+      to: { path: '^(src|projections)/', pathNot: placed },
+    },
+    {
+      name: 'no-test-code-in-the-gateway',
+      comment: 'src/ and projections/ never import test/ (nor ops/ scripts)',
+      severity: 'error',
+      from: { path: '^(src|projections)/' },
+      to: { path: '^(test|ops)/' },
+    },
+    ...layerRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

@@ -1,0 +1,91 @@
+import { AccessCommands } from './access/access-commands.js';
+import { AccessDirectory } from './access/access-directory.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import { migrateToLatest, openPglite, openPostgres, type Database, type PostgresOptions } from './db/database.js';
+import { createEventStore } from './eventstore/create-event-store.js';
+import type { EventStore } from './eventstore/event-store.js';
+import type { ReadinessCheck } from './http/health-routes.js';
+import { AccountService } from './ledger/account-service.js';
+import { AccountSnapshotStore } from './ledger/account-snapshot.js';
+import type { Logger } from './logger.js';
+import { InProcessRateLimiter } from './ratelimit/in-process-rate-limiter.js';
+import { OutageAwareRateLimiter } from './ratelimit/outage-aware-rate-limiter.js';
+import type { RateLimiter } from './ratelimit/rate-limiter.js';
+import { connectRedis, createRedisClient } from './ratelimit/redis-client.js';
+import { RedisRateLimiter } from './ratelimit/redis-rate-limiter.js';
+
+/**
+ * The gateway's state and domain services, without HTTP: what the server (main.ts) serves, what the admin
+ * CLI runs its commands on, and what the tests start through the server — one way to open them for all,
+ * so a CLI never sees a database, a store or a rate limiter set up differently from the gateway's.
+ */
+export interface Core {
+  readonly database: Database;
+  readonly store: EventStore;
+  readonly accounts: AccountService;
+  readonly directory: AccessDirectory;
+  readonly commands: AccessCommands;
+  readonly readiness: ReadinessCheck[];
+  readonly rateLimiter: RateLimiter;
+  /** Adds something to close (before the stores) when the core closes. */
+  track(release: () => Promise<unknown>): void;
+  close(): Promise<void>;
+}
+
+const RELEASE_TIMEOUT_MS = 5_000;
+
+/**
+ * The database the configuration names — Postgres at DATABASE_URL, else PGlite in DATA_DIR — migrated to
+ * the latest schema. The projections CLI opens it alone, with a smaller pool under its own name.
+ */
+export async function openDatabase(config: Config, postgres: Omit<PostgresOptions, 'url'> = {}): Promise<Database> {
+  const database = config.DATABASE_URL ? await openPostgres({ ...postgres, url: config.DATABASE_URL }) : await openPglite({ dataDir: config.DATA_DIR });
+  try {
+    await migrateToLatest(database);
+    return database;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+export async function openCore(config: Config, logger: Logger, clock: Clock): Promise<Core> {
+  const database = await openDatabase(config);
+  const resources: Array<() => Promise<unknown>> = [() => database.close()];
+  // Each resource gets a bounded time to close: a client stuck reconnecting to a dead Redis or
+  // database must not keep the process from shutting down.
+  const close = async () => {
+    for (const release of resources.reverse()) {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), RELEASE_TIMEOUT_MS).unref()));
+      const outcome = await Promise.race([release().catch((error) => logger.warn({ err: error }, 'error while closing')), timedOut]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') logger.warn({ resource: release.name || 'resource' }, `did not close within ${RELEASE_TIMEOUT_MS} ms`);
+    }
+  };
+  try {
+    const readiness: ReadinessCheck[] = [{ name: 'database', check: () => database.ping() }];
+    let rateLimiter: RateLimiter = new InProcessRateLimiter(clock);
+    if (config.REDIS_URL) {
+      const redis = createRedisClient(config.REDIS_URL);
+      resources.push(() => redis.quit().catch(() => redis.disconnect()));
+      if (!(await connectRedis(redis))) logger.warn('Redis does not answer yet; retrying in the background');
+      const failOpen = config.REDIS_OUTAGE === 'fail-open';
+      readiness.push({ name: 'redis', check: async () => void (await redis.ping()), optional: failOpen });
+      rateLimiter = new OutageAwareRateLimiter(new RedisRateLimiter(redis, config.REDIS_PREFIX, clock), config.REDIS_OUTAGE, rateLimiter, logger);
+    }
+    const store: EventStore = createEventStore(config, database);
+    resources.push(() => store.close());
+    if (config.EVENTSTORE_URL) readiness.push({ name: 'eventstore', check: () => store.ping() });
+    const accounts = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock, logger });
+    const directory = new AccessDirectory(store, logger);
+    resources.push(() => directory.stop());
+    await directory.start();
+    const commands = new AccessCommands(store, accounts, directory, clock);
+    return { database, store, accounts, directory, commands, readiness, rateLimiter, close, track: (release) => void resources.push(release) };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

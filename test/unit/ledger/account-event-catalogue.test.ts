@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { createUsage } from '../../../src/billing/usage.js';
+import type { GlobalPosition, RecordedEvent } from '../../../src/eventstore/event-store.js';
+import { accountEventDefinitions, accountEventToAppend, decodeAccountEvent } from '../../../src/ledger/account-event-catalogue.js';
+import type { AccountEvent } from '../../../src/ledger/account-events.js';
+
+function recorded(type: string, data: unknown): RecordedEvent {
+  return {
+    id: randomUUID(),
+    type,
+    data,
+    metadata: { schemaVersion: 1, occurredAt: '2026-11-21T10:00:00.000Z', causedBy: 'gen-1' },
+    streamId: 'account-org_1',
+    revision: 7n,
+    position: 'p' as GlobalPosition,
+    recordedAt: new Date(),
+  };
+}
+
+const envelope = { id: randomUUID(), occurredAt: '2026-11-21T10:00:00.000Z', causedBy: 'gen-1' };
+const storedAccountEventData = (event: AccountEvent) => accountEventToAppend(event, envelope).data;
+
+describe('account event catalogue', () => {
+  const settled: AccountEvent = {
+    type: 'ReservationSettled',
+    data: { reservationId: 'gen-1', cost: '250', usage: createUsage({ inputTokens: 10, outputTokens: 5, counted: true }), overrun: '0' },
+  };
+
+  it('stores usage without its in-memory version, and reads it back as the current Usage', () => {
+    const data = storedAccountEventData(settled);
+    expect(data).to.deep.equal({ reservationId: 'gen-1', cost: '250', usage: { inputTokens: 10, outputTokens: 5, counted: true }, overrun: '0' });
+    expect(decodeAccountEvent(recorded('ReservationSettled', data))).to.deep.equal(settled);
+  });
+
+  it('reads the usage of events already in the log, zeros and all, as it was written', () => {
+    const usage = { inputTokens: 20, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 7, reasoningTokens: 0 };
+    const event = decodeAccountEvent(recorded('ReservationCutOff', { reservationId: 'gen-2', cost: '90', usage }));
+    expect(event).to.deep.equal({ type: 'ReservationCutOff', data: { reservationId: 'gen-2', cost: '90', usage: { version: 2, ...usage } } });
+  });
+
+  it('leaves out of the log the counts version 1 of the events cannot hold', () => {
+    const transcription: AccountEvent = {
+      type: 'ReservationSettled',
+      data: { reservationId: 'gen-3', cost: '1', usage: createUsage({ inputTokens: 14, audioInputTokens: 14, outputTokens: 3 }), overrun: '0' },
+    };
+    expect(storedAccountEventData(transcription)).to.deep.include({ usage: { inputTokens: 14, outputTokens: 3 } });
+  });
+
+  it('stores the other events as they are', () => {
+    const credits: AccountEvent = { type: 'CreditsAdded', data: { amount: '5', idempotencyKey: null } };
+    expect(storedAccountEventData(credits)).to.deep.equal(credits.data);
+  });
+
+  it('writes each event with the schema version of its definition, and checks its data against the schema', () => {
+    const event = accountEventToAppend(settled, envelope);
+    const definition = accountEventDefinitions.find((candidate) => candidate.type === 'ReservationSettled')!;
+    expect(event.metadata).to.deep.equal({ schemaVersion: definition.schemaVersion, occurredAt: envelope.occurredAt, causedBy: 'gen-1' });
+    const broken = { type: 'CreditsAdded', data: { amount: '5 USD', idempotencyKey: null } } as AccountEvent;
+    expect(() => accountEventToAppend(broken, envelope)).to.throw(/CreditsAdded v1 \(create\): amount/);
+  });
+});
