@@ -10,11 +10,15 @@ import type { CatalogModel } from './catalog.js';
  * model's response ceiling. A cap above the ceiling reserves the ceiling: the model cannot answer more.
  */
 export function textReserve(model: CatalogModel, inputTokens: number, requestedOutputCap: number | undefined): Nanodollars {
-  const outputCap = Math.min(requestedOutputCap ?? model.maxOutputTokens, model.maxOutputTokens);
   return new CostAccumulator()
     .addPerMillion(inputTokens, model.pricing.inputPerMillion ?? 0n)
-    .addPerMillion(outputCap, model.pricing.outputPerMillion ?? 0n)
+    .addPerMillion(outputCap(model, requestedOutputCap), model.pricing.outputPerMillion ?? 0n)
     .total();
+}
+
+/** The most output a request can get: its own cap, never above the model's response ceiling. */
+export function outputCap(model: CatalogModel, requestedOutputCap: number | undefined): number {
+  return Math.min(requestedOutputCap ?? model.maxOutputTokens, model.maxOutputTokens);
 }
 
 // Tokenizers differ between vendors, so the count gets the tokenizer margin (billing/reserve-margin.ts)

@@ -7,6 +7,7 @@ import type { PipelineDependencies } from './pipeline-dependencies.js';
 import { piiMaskingFor } from './pii-header.js';
 import { requestContext } from './request-context.js';
 import { parseJsonObject, readBody, refuseDeclaredOversize } from './request-body.js';
+import { correctRateLimit } from './rate-limit-correction.js';
 import { reserveFunds } from './reserve-step.js';
 import { runExchange } from './run-exchange.js';
 
@@ -46,6 +47,11 @@ export function runEndpoint<Parsed extends EndpointRequest>(spec: EndpointSpec<P
       model,
       amount: estimate.amount,
       capHint: spec.capHint,
+    }).catch((error: unknown) => {
+      // Refused before the provider was called: nothing was used, so the admission is given back (a 402
+      // must not turn the next request into a 429).
+      correctRateLimit(deps, caller.key.keyId, context.requestId, 0);
+      throw error;
     });
     await runExchange(spec, deps, { req, res, request, body, model, estimate, reservation, created: Math.floor(now.getTime() / 1000) });
   };

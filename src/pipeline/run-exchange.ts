@@ -8,6 +8,7 @@ import type { ProviderBodyResponse } from '../providers/provider-client.js';
 import { KEY_REVOKED } from './in-flight-requests.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
 import type { Reservation } from './reserve-step.js';
+import { correctRateLimit } from './rate-limit-correction.js';
 import { closeReservation, type Closing } from './settle-step.js';
 import { streamReply } from './stream-reply.js';
 
@@ -76,7 +77,7 @@ export async function runExchange<Parsed extends EndpointRequest>(
     untrack();
   }
   await closeReservation(deps.accounts, model, reservation, outcome.closing, deps.logger);
-  settleRateLimit(deps, reservation, outcome.closing);
+  correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, outcome.closing.kind === 'release' ? 0 : tokensOf(outcome.closing.usage));
   if (outcome.error !== undefined) throw outcome.error;
 }
 
@@ -107,19 +108,6 @@ function failed(error: unknown, signal: AbortSignal): Outcome {
   if (signal.aborted && signal.reason === KEY_REVOKED) return { closing: { kind: 'cut_off', usage: createUsage() }, error: new GatewayError('key_revoked') };
   if (signal.aborted) return { closing: { kind: 'release', reason: 'cancelled' }, error };
   return { closing: { kind: 'release', reason: 'provider_error' }, error };
-}
-
-/**
- * Replaces the admission's token estimate with what was used. A failure here costs no money (the estimate
- * stays counted until the window moves past it, which errs toward the limit), but it is logged and
- * counted, never dropped silently.
- */
-function settleRateLimit(deps: PipelineDependencies, reservation: Reservation, closing: Closing): void {
-  const used = closing.kind === 'release' ? 0 : tokensOf(closing.usage);
-  deps.rateLimiter.settle(reservation.owner.keyId, reservation.reservationId, used).catch((error: unknown) => {
-    deps.counters.rateLimitSettleFailures++;
-    deps.logger.warn({ err: error, requestId: reservation.reservationId }, 'could not correct the rate-limit count of a request');
-  });
 }
 
 function tokensOf(usage: Usage): number {

@@ -1,5 +1,5 @@
 import type { CatalogModel } from '../../catalog/catalog.js';
-import { estimateInputTokens, textReserve } from '../../catalog/reserve-estimate.js';
+import { estimateInputTokens, outputCap, textReserve } from '../../catalog/reserve-estimate.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { errorFromGatewayError } from '../../formats/canonical/canonical-error.js';
 import type { CanonicalRequest } from '../../formats/canonical/canonical-request.js';
@@ -45,7 +45,8 @@ function textEndpoint(format: FormatName, routes: readonly string[], capHint: st
       const inputTokens = estimateInputTokens(body);
       return {
         amount: model.category === 'image' ? imageReserve(model) : textReserve(model, inputTokens, request.maxOutputTokens),
-        rateLimitTokens: inputTokens + (request.maxOutputTokens ?? 0),
+        // the same output cap as the reserve: a client's 128,000 on a 16,384-token model counts 16,384
+        rateLimitTokens: inputTokens + outputCap(model, request.maxOutputTokens),
         inputTokens,
       };
     },
