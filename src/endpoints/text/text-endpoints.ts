@@ -95,7 +95,7 @@ async function streamAnswer(format: FormatName, exchange: TextExchange, events: 
   const { model, request } = exchange;
   const upstreamFormat = providerFormat(format, model);
   const identity = { requestId: exchange.requestId, model: model.id, created: exchange.created };
-  const stream = createClientStream(upstreamFormat, format, { ...identity, includeUsage: request.streamUsage });
+  const stream = createClientStream(upstreamFormat, format, { ...identity, includeUsage: request.streamUsage, inputTokens: exchange.estimate.inputTokens });
   const meter = new StreamUsageMeter(upstreamFormat, exchange.estimate.inputTokens, model.category === 'image');
   reply.start();
   try {

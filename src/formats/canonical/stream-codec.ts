@@ -32,6 +32,11 @@ export interface ClientIdentity {
 export interface EncoderOptions extends ClientIdentity {
   /** Chat only: the client asked for `stream_options.include_usage`. Other formats always carry usage. */
   readonly includeUsage: boolean;
+  /**
+   * The gateway's own count of the input (the reserve's upper bound), for a format that reports the
+   * input before the provider has: messages `message_start`, when the provider's stream starts without it.
+   */
+  readonly inputTokens?: number;
 }
 
 /**

@@ -92,7 +92,9 @@ export class MessagesStreamEncoder implements StreamEncoder {
       stop_reason: null,
       stop_sequence: null,
       stop_details: null,
-      usage: usageToMessages(usage ?? createUsage()),
+      // Anthropic always fills input_tokens here and clients read the input from here alone (LangChain):
+      // a provider of another format tells it only at the end, so the gateway's own count stands in.
+      usage: usageToMessages(usage?.inputTokens !== undefined ? usage : createUsage({ ...usage, inputTokens: this.options.inputTokens })),
     };
     out.push({ event: 'message_start', data: JSON.stringify({ type: 'message_start', message }) });
   }

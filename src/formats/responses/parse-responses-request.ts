@@ -105,13 +105,26 @@ function withVerbosity(extra: CanonicalRequest['extra'], verbosity: unknown): Ca
 
 /**
  * Client responses body → canonical request. The gateway keeps no history (spec 4.3 rule 1): `store: true`,
- * `previous_response_id` or a `conversation` give `stateful_not_supported`.
+ * `previous_response_id`, a `conversation` or an `item_reference` input item give `stateful_not_supported`.
  */
 export function parseResponsesRequest(body: unknown): CanonicalRequest {
   const request = parseClientBody(responsesRequestSchema, body);
   if (request.store === true) throw new GatewayError('stateful_not_supported', undefined, { param: 'store' });
   if (request.previous_response_id) throw new GatewayError('stateful_not_supported', undefined, { param: 'previous_response_id' });
   if (request.conversation != null) throw new GatewayError('stateful_not_supported', undefined, { param: 'conversation' });
+  if (typeof request.input !== 'string') {
+    // An item that only points at stored state (the AI SDK sends earlier answers so unless told
+    // `store: false`): a stateless gateway has nothing to resolve it to, and dropping it would hide the
+    // model's own earlier answer from it.
+    const index = request.input.findIndex((item) => item.type === 'item_reference');
+    if (index >= 0) {
+      throw new GatewayError(
+        'stateful_not_supported',
+        'input items of type item_reference point at stored responses, which this gateway does not keep: send the full items instead (with the Vercel AI SDK, set providerOptions.openai.store = false)',
+        { param: `input[${index}]` },
+      );
+    }
+  }
   const system: SystemInstruction[] = request.instructions ? [{ text: request.instructions, role: 'system' }] : [];
   const builder = new MessageBuilder();
   if (typeof request.input === 'string') builder.add('user', [{ type: 'text', text: request.input }]);
