@@ -23,8 +23,12 @@ export interface EndpointSpec<Request extends EndpointRequest = EndpointRequest>
   readonly bodyLimit: number;
   /** Spec 7.2: the model categories this endpoint serves; any other is `400 model_category_mismatch`. */
   readonly categories: readonly ModelCategory[];
-  /** Whether answers carry `X-PII-Masking` and the header is honoured (the text endpoints). */
-  readonly piiMasking: boolean;
+  /**
+   * PII masking (spec 4.3 rule 6): `text` endpoints honour `X-PII-Masking` and the organization's setting,
+   * and say what was done in the answer's `X-PII-Masking`; on `unsupported` ones an explicit `on` is
+   * `400 pii_masking_unsupported_endpoint` (nothing there could be masked), `off` or none is fine.
+   */
+  readonly piiMasking: 'text' | 'unsupported';
   /** The parsed JSON body → the typed request; throws `GatewayError` (400s) for a bad one. */
   parse(body: JsonObject): Request;
   /** The reserve (the largest possible cost) and the tokens counted against the key's per-minute limit. */

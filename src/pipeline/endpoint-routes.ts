@@ -1,11 +1,13 @@
 import { Router } from 'express';
 import type { EndpointSpec } from '../endpoints/endpoint-spec.js';
+import { embeddingsEndpoint } from '../endpoints/embeddings/embeddings-endpoint.js';
+import { imagesEndpoint } from '../endpoints/images/images-endpoint.js';
 import { chatEndpoint, messagesEndpoint, responsesEndpoint } from '../endpoints/text/text-endpoints.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
 import { runEndpoint } from './run-endpoint.js';
 
 /** Every endpoint the gateway serves through the pipeline; a new endpoint is one more declaration here. */
-export const endpoints: readonly EndpointSpec[] = [chatEndpoint, messagesEndpoint, responsesEndpoint];
+export const endpoints: readonly EndpointSpec[] = [chatEndpoint, messagesEndpoint, responsesEndpoint, embeddingsEndpoint, imagesEndpoint];
 
 export function endpointRoutes(deps: PipelineDependencies): Router {
   const router = Router();

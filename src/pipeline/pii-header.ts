@@ -14,14 +14,25 @@ import { GatewayError } from '../errors/gateway-error.js';
 export type PiiMasking = 'applied' | 'off';
 
 export function piiMaskingFor(headers: IncomingHttpHeaders, organization: OrganizationState): PiiMasking {
-  const header = headers['x-pii-masking'];
-  const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
-  let requested: boolean;
-  if (value === undefined || value === '') requested = organization.piiMasking;
-  else if (value === 'on' || value === 'true' || value === '1') requested = true;
-  else if (value === 'off' || value === 'false' || value === '0') requested = false;
-  else throw new GatewayError('invalid_pii_masking_header', `X-PII-Masking must be one of on, off, true, false, 1, 0 (got ${JSON.stringify(value)})`);
+  const requested = maskingRequested(headers) ?? organization.piiMasking;
   if (!requested) return 'off';
   if (!organization.piiMasking) throw new GatewayError('pii_masking_not_enabled');
   throw new GatewayError('pii_masking_unsupported_endpoint', 'PII masking is not available on this gateway yet; send X-PII-Masking: off to proceed without it');
+}
+
+/** Endpoints with nothing to mask (embeddings, images, transcriptions): only an explicit `on` is refused. */
+export function refuseMaskingRequest(headers: IncomingHttpHeaders): void {
+  if (maskingRequested(headers) === true) {
+    throw new GatewayError('pii_masking_unsupported_endpoint', 'PII masking is available on the text endpoints only; send X-PII-Masking: off or no header');
+  }
+}
+
+/** The header's answer: true, false, or undefined when it is absent. */
+function maskingRequested(headers: IncomingHttpHeaders): boolean | undefined {
+  const header = headers['x-pii-masking'];
+  const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
+  if (value === undefined || value === '') return undefined;
+  if (value === 'on' || value === 'true' || value === '1') return true;
+  if (value === 'off' || value === 'false' || value === '0') return false;
+  throw new GatewayError('invalid_pii_masking_header', `X-PII-Masking must be one of on, off, true, false, 1, 0 (got ${JSON.stringify(value)})`);
 }

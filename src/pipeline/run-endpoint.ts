@@ -4,7 +4,7 @@ import type { EndpointRequest, EndpointSpec } from '../endpoints/endpoint-spec.j
 import { GatewayError } from '../errors/gateway-error.js';
 import { authenticate, keyAllowsModel, type Caller } from './authenticate.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
-import { piiMaskingFor } from './pii-header.js';
+import { piiMaskingFor, refuseMaskingRequest } from './pii-header.js';
 import { requestContext } from './request-context.js';
 import { parseJsonObject, readBody, refuseDeclaredOversize } from './request-body.js';
 import { correctRateLimit } from './rate-limit-correction.js';
@@ -22,12 +22,13 @@ export function runEndpoint<Parsed extends EndpointRequest>(spec: EndpointSpec<P
   return async (req, res) => {
     const context = requestContext(res);
     context.errorStyle = spec.errorStyle;
-    if (spec.piiMasking) res.setHeader('X-PII-Masking', 'off');
+    if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', 'off');
     refuseDeclaredOversize(req, spec.bodyLimit);
     const now = deps.clock.now();
 
     const caller = authenticate(req.headers, deps.directory, now);
-    if (spec.piiMasking) res.setHeader('X-PII-Masking', piiMaskingFor(req.headers, caller.organization));
+    if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', piiMaskingFor(req.headers, caller.organization));
+    else refuseMaskingRequest(req.headers);
     const body = parseJsonObject(await readBody(req, spec.bodyLimit));
     const request = spec.parse(body);
     const model = resolveModel(spec, request, caller, deps);

@@ -101,3 +101,49 @@ function declaredOversize(baseUrl: string, path: string): Promise<Answer> {
     req.write('{"model":');
   });
 }
+
+/**
+ * Spec 7.2, `model_category_mismatch`: which model categories each POST endpoint serves, one cell at a time.
+ * The endpoints not served yet (transcriptions, videos) answer 404 route_not_found until their declarations land.
+ */
+describe('model categories by endpoint (spec 7.2)', () => {
+  let harness: GatewayHarness;
+  let secret: string;
+  before(async () => {
+    harness = await startGatewayHarness();
+    ({ secret } = await harness.customer('1'));
+  });
+  after(() => harness.close());
+
+  const MODELS = {
+    text: 'openai/gpt-4o-mini',
+    image: 'openai/gpt-image-1',
+    embeddings: 'openai/text-embedding-3-small',
+    speech: 'openai/whisper-1',
+    video: 'openai/sora-2',
+  } as const;
+  const SERVED: Record<string, readonly (keyof typeof MODELS)[]> = {
+    '/v1/chat/completions': ['text', 'image'],
+    '/v1/messages': ['text'],
+    '/messages': ['text'],
+    '/v1/responses': ['text'],
+    '/v1/embeddings': ['embeddings'],
+    '/v1/images/generations': ['image'],
+  };
+  for (const [path, served] of Object.entries(SERVED)) {
+    for (const [category, model] of Object.entries(MODELS) as Array<[keyof typeof MODELS, string]>) {
+      const allowed = served.includes(category);
+      it(`${path} with a${/^[aeiou]/.test(category) ? 'n' : ''} ${category} model: ${allowed ? 'served' : '400 model_category_mismatch'}`, async () => {
+        const body = { model, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], input: 'hi', prompt: 'hi' };
+        const answer = await post(harness.gateway.url, path, secret, JSON.stringify(body));
+        const code = answer.body?.error?.code ?? answer.body?.error?.type;
+        if (allowed) expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+        else {
+          expect(answer.status, JSON.stringify(answer.body)).to.equal(400);
+          if (path.endsWith('messages')) expect(answer.body.error.message).to.match(/serves/);
+          else expect(code).to.equal('model_category_mismatch');
+        }
+      });
+    }
+  }
+});

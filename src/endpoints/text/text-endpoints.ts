@@ -38,7 +38,7 @@ function textEndpoint(format: FormatName, routes: readonly string[], capHint: st
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Spec 7.2: image models answer chat completions too (image generation through `modalities`).
     categories: format === 'chat' ? ['text', 'image'] : ['text'],
-    piiMasking: true,
+    piiMasking: 'text',
     ...(capHint === undefined ? {} : { capHint }),
     parse: (body) => formatCodecs[format].parseRequest(body),
     estimate: (request, model, body) => {
