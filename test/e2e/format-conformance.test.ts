@@ -125,7 +125,7 @@ describe('format conformance end to end (issue 7)', function () {
       const params = { model: 'anthropic/claude-sonnet-4-5', max_tokens: 50, messages: [{ role: 'user' as const, content: 'hello' }] };
       for (const client of [anthropicSdk(secret), new Anthropic({ authToken: secret, apiKey: null, baseURL: harness.gateway.url, maxRetries: 0 })]) {
         const message = await client.messages.create(params);
-        expect(message.content).to.deep.equal([{ type: 'text', text: 'Hello from the fake provider.', citations: null }]);
+        expect(message.content).to.deep.equal([{ type: 'text', text: 'Hello from the fake provider.' }]);
         expect(harness.anthropic.lastRequest!.headers['anthropic-version']).to.equal('2023-06-01');
         expect(JSON.stringify(harness.anthropic.lastRequest!.headers)).not.to.contain(secret);
       }

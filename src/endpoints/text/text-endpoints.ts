@@ -3,9 +3,10 @@ import { estimateInputTokens, outputCap, textReserve } from '../../catalog/reser
 import { GatewayError } from '../../errors/gateway-error.js';
 import { errorFromGatewayError } from '../../formats/canonical/canonical-error.js';
 import type { CanonicalRequest } from '../../formats/canonical/canonical-request.js';
+import type { ClientIdentity } from '../../formats/canonical/stream-codec.js';
 import type { FormatName } from '../../formats/canonical/format-name.js';
 import { formatCodecs } from '../../formats/format-codecs.js';
-import type { JsonObject } from '../../formats/json-value.js';
+import { isJsonObject, type JsonObject } from '../../formats/json-value.js';
 import { passThroughRequest, passThroughResponse } from '../../formats/pass-through.js';
 import { createClientStream, translateRequest, translateResponse } from '../../formats/translate.js';
 import { CostAccumulator } from '../../billing/money.js';
@@ -79,9 +80,16 @@ function providerFormat(format: FormatName, model: CatalogModel): FormatName {
   return model.provider.formats.includes(format) ? format : model.provider.formats[0]!;
 }
 
+/** What the client's answer shows in place of the provider's: ids, model, time, and the echoed `text`. */
+function clientIdentity(format: FormatName, exchange: TextExchange): ClientIdentity {
+  const identity = { requestId: exchange.requestId, model: exchange.model.id, created: exchange.created };
+  const text = format === 'responses' ? exchange.body.text : undefined;
+  return isJsonObject(text) ? { ...identity, responsesText: text } : identity;
+}
+
 function jsonAnswer(format: FormatName, exchange: TextExchange, answer: JsonObject): JsonAnswer {
   const { model } = exchange;
-  const identity = { requestId: exchange.requestId, model: model.id, created: exchange.created };
+  const identity = clientIdentity(format, exchange);
   const upstreamFormat = providerFormat(format, model);
   let body: JsonObject;
   let reported;
@@ -94,7 +102,7 @@ function jsonAnswer(format: FormatName, exchange: TextExchange, answer: JsonObje
 async function streamAnswer(format: FormatName, exchange: TextExchange, events: ProviderEventStream, reply: StreamReply): Promise<Usage> {
   const { model, request } = exchange;
   const upstreamFormat = providerFormat(format, model);
-  const identity = { requestId: exchange.requestId, model: model.id, created: exchange.created };
+  const identity = clientIdentity(format, exchange);
   const stream = createClientStream(upstreamFormat, format, { ...identity, includeUsage: request.streamUsage, inputTokens: exchange.estimate.inputTokens });
   const meter = new StreamUsageMeter(upstreamFormat, exchange.estimate.inputTokens, model.category === 'image');
   reply.start();

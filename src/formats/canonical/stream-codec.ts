@@ -1,3 +1,4 @@
+import type { JsonObject } from '../json-value.js';
 import type { SseEvent } from '../sse-event.js';
 import type { CanonicalError } from './canonical-error.js';
 import type { CanonicalStreamEvent } from './canonical-stream-event.js';
@@ -27,6 +28,12 @@ export interface ClientIdentity {
   readonly model: string;
   /** Unix seconds, from the pipeline's clock. */
   readonly created: number;
+  /**
+   * Responses clients: the request's `text` setting (output format, verbosity), which OpenAI's `Response`
+   * echoes and clients read back (LangChain parses a streamed structured answer only when it says
+   * `json_schema`). Absent: plain text.
+   */
+  readonly responsesText?: JsonObject;
 }
 
 export interface EncoderOptions extends ClientIdentity {

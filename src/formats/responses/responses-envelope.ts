@@ -13,7 +13,8 @@ export function responsesErrorCode(error: CanonicalError): string {
 /**
  * The `Response` object around the output, shared by the non-streaming renderer and the stream encoder so
  * that a streamed answer accumulates (openai `ResponseStream`) to exactly the non-streamed one. Request
- * echo fields are neutral: the gateway is stateless and does not echo instructions or tools.
+ * echo fields are neutral (the gateway is stateless and does not echo instructions or tools), except `text`:
+ * clients read the output format back from it.
  */
 export function responsesEnvelope(
   identity: ClientIdentity,
@@ -38,7 +39,7 @@ export function responsesEnvelope(
     reasoning: null,
     store: false,
     temperature: null,
-    text: { format: { type: 'text' } },
+    text: identity.responsesText ?? { format: { type: 'text' } },
     tool_choice: 'auto',
     tools: [],
     top_p: null,

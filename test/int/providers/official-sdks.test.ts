@@ -152,7 +152,7 @@ describe('the official SDKs against the fake providers', () => {
     it('parses a message', async () => {
       fakeAnthropic.enqueue({ text: 'Hi!', finish: 'stop_sequence', stopSequence: 'END', usage: { inputTokens: 5, outputTokens: 2, cachedInputTokens: 10 } });
       const message = await anthropic.messages.create({ model: 'claude-test', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
-      expect(message.content).to.deep.equal([{ type: 'text', text: 'Hi!', citations: null }]);
+      expect(message.content).to.deep.equal([{ type: 'text', text: 'Hi!' }]);
       expect(message.stop_reason).to.equal('stop_sequence');
       expect(message.stop_sequence).to.equal('END');
       expect(message.usage).to.deep.include({ input_tokens: 5, output_tokens: 2, cache_read_input_tokens: 10 });

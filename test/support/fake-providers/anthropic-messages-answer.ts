@@ -34,10 +34,12 @@ function plan(answer: ScriptedAnswer): PlannedBlocks {
   };
 }
 
+// A text block that cites nothing comes without `citations` (the SDK types say `| null`, but the Vercel AI
+// SDK's schema takes only an array or nothing, and it works against the API).
 function blocks(planned: PlannedBlocks): Block[] {
   return [
     ...(planned.thinking ? [{ type: 'thinking', thinking: planned.thinking.text, signature: planned.thinking.signature }] : []),
-    ...(planned.text !== undefined ? [{ type: 'text', text: planned.text, citations: null }] : []),
+    ...(planned.text !== undefined ? [{ type: 'text', text: planned.text }] : []),
     ...planned.tools.map((tool) => ({ type: 'tool_use', id: tool.id, name: tool.name, input: tool.input })),
   ];
 }

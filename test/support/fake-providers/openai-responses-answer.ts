@@ -91,7 +91,8 @@ function responseObject(answer: ScriptedAnswer, request: unknown, id: string, cr
     reasoning: { effort: null, summary: null },
     store: false,
     temperature: 1,
-    text: { format: { type: 'text' } },
+    // the request's output format, as OpenAI echoes it (clients read it back)
+    text: recordOf(recordOf(request)?.text) ?? { format: { type: 'text' } },
     tool_choice: 'auto',
     tools: arrayField(request, 'tools') ?? [],
     top_p: 1,
