@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
+import { useGatewayHarness } from '../support/gateway-harness.js';
 
 /**
  * Embeddings and image generation through the official `openai` package: two declarations on the one
@@ -12,19 +12,9 @@ const IMAGES = 'openai/gpt-image-1';
 const USD = 1_000_000_000n;
 
 describe('embeddings and image generation', () => {
-  let harness: GatewayHarness;
-  before(async () => {
-    harness = await startGatewayHarness();
-  });
-  after(async () => {
-    try {
-      await harness.checkLedger();
-    } finally {
-      await harness.close();
-    }
-  });
+  const current = useGatewayHarness();
 
-  const client = (secret: string) => new OpenAI({ apiKey: secret, baseURL: `${harness.gateway.url}/v1`, maxRetries: 0 });
+  const client = (secret: string) => new OpenAI({ apiKey: secret, baseURL: `${current().gateway.url}/v1`, maxRetries: 0 });
   const refusal = async (promise: Promise<unknown>) => {
     try {
       await promise;
@@ -36,28 +26,28 @@ describe('embeddings and image generation', () => {
 
   describe('POST /v1/embeddings', () => {
     it('answers base64 (the SDK default), decoded by the SDK, and charges the reported tokens', async () => {
-      const { orgId, secret } = await harness.customer('1');
-      harness.openai.enqueue({ path: '/v1/embeddings', usage: { inputTokens: 1_000, outputTokens: 0 } });
+      const { orgId, secret } = await current().customer('1');
+      current().openai.enqueue({ path: '/v1/embeddings', usage: { inputTokens: 1_000, outputTokens: 0 } });
       const result = await client(secret).embeddings.create({ model: EMBEDDINGS, input: 'The food was delicious.' });
-      expect(harness.openai.lastRequest!.body).to.include({ encoding_format: 'base64', model: 'text-embedding-3-small' });
+      expect(current().openai.lastRequest!.body).to.include({ encoding_format: 'base64', model: 'text-embedding-3-small' });
       expect(result.model).to.equal(EMBEDDINGS);
       expect(result.data).to.have.length(1);
       // the fake's first vector: sin(d + 1) rounded to 4 decimals, as float32
       expect(result.data[0]!.embedding[0]).to.be.closeTo(0.8415, 1e-6);
       expect(result.usage.prompt_tokens).to.equal(1_000);
       // 1,000 tokens at $0.02/M = $0.00002 = 20,000 nanodollars
-      expect(await harness.settledMoney(orgId)).to.deep.equal({ balance: USD - 20_000n, reserved: 0n });
+      expect(await current().settledMoney(orgId)).to.deep.equal({ balance: USD - 20_000n, reserved: 0n });
     });
 
     it('answers floats when asked, for several inputs and token arrays', async () => {
-      const { orgId, secret } = await harness.customer('1');
-      harness.openai.enqueue({ path: '/v1/embeddings', usage: { inputTokens: 3_000, outputTokens: 0 } });
+      const { orgId, secret } = await current().customer('1');
+      current().openai.enqueue({ path: '/v1/embeddings', usage: { inputTokens: 3_000, outputTokens: 0 } });
       const result = await client(secret).embeddings.create({ model: EMBEDDINGS, input: ['one', 'two', 'three'], encoding_format: 'float', dimensions: 8 });
       expect(result.data.map((item) => item.index)).to.deep.equal([0, 1, 2]);
       expect(result.data[1]!.embedding).to.have.length(8);
-      expect(harness.openai.lastRequest!.body).to.include({ dimensions: 8, encoding_format: 'float' });
+      expect(current().openai.lastRequest!.body).to.include({ dimensions: 8, encoding_format: 'float' });
       // 3,000 tokens at $0.02/M = $0.00006
-      expect(await harness.settledMoney(orgId)).to.deep.equal({ balance: USD - 60_000n, reserved: 0n });
+      expect(await current().settledMoney(orgId)).to.deep.equal({ balance: USD - 60_000n, reserved: 0n });
       const tokens = await client(secret).embeddings.create({ model: EMBEDDINGS, input: [[1, 2, 3], [4, 5]], encoding_format: 'float' });
       expect(tokens.data).to.have.length(2);
     });
@@ -68,42 +58,42 @@ describe('embeddings and image generation', () => {
       ['an array with an empty string', ['a', '']],
     ] as const) {
       it(`refuses ${name} with 400 invalid_request, free of charge`, async () => {
-        const { orgId, secret } = await harness.customer('1');
+        const { orgId, secret } = await current().customer('1');
         const error = await refusal(client(secret).embeddings.create({ model: EMBEDDINGS, input: input as string }));
         expect(error.status).to.equal(400);
         expect(error.error).to.deep.include({ code: 'invalid_request', param: 'input' });
-        expect(await harness.settledMoney(orgId)).to.deep.equal({ balance: USD, reserved: 0n });
+        expect(await current().settledMoney(orgId)).to.deep.equal({ balance: USD, reserved: 0n });
       });
     }
 
     it('refuses X-PII-Masking: on with 400 pii_masking_unsupported_endpoint, and takes off', async () => {
-      const { orgId, secret } = await harness.customer('1');
+      const { orgId, secret } = await current().customer('1');
       const error = await refusal(client(secret).embeddings.create({ model: EMBEDDINGS, input: 'x' }, { headers: { 'X-PII-Masking': 'on' } }));
       expect(error.status).to.equal(400);
       expect(error.error).to.deep.include({ code: 'pii_masking_unsupported_endpoint' });
-      expect(await harness.settledMoney(orgId)).to.deep.equal({ balance: USD, reserved: 0n });
+      expect(await current().settledMoney(orgId)).to.deep.equal({ balance: USD, reserved: 0n });
       await client(secret).embeddings.create({ model: EMBEDDINGS, input: 'x' }, { headers: { 'X-PII-Masking': 'off' } });
     });
   });
 
   describe('POST /v1/images/generations', () => {
     it('answers b64_json for n = 1 and charges one image', async () => {
-      const { orgId, secret } = await harness.customer('1');
+      const { orgId, secret } = await current().customer('1');
       const result = await client(secret).images.generate({ model: IMAGES, prompt: 'a red square', size: '1024x1024' });
       expect(result.data).to.have.length(1);
       expect(result.data![0]!.b64_json).to.be.a('string');
-      expect(harness.openai.lastRequest!.body).to.include({ model: 'gpt-image-1', size: '1024x1024' });
+      expect(current().openai.lastRequest!.body).to.include({ model: 'gpt-image-1', size: '1024x1024' });
       // 1 image at $0.04
-      expect(await harness.settledMoney(orgId)).to.deep.equal({ balance: USD - 40_000_000n, reserved: 0n });
+      expect(await current().settledMoney(orgId)).to.deep.equal({ balance: USD - 40_000_000n, reserved: 0n });
     });
 
     it('charges the images that came back when the provider made fewer than n', async () => {
-      const { orgId, secret } = await harness.customer('1');
-      harness.openai.enqueue({ path: '/v1/images/generations', images: ['aW1hZ2Ux', 'aW1hZ2Uy'] });
+      const { orgId, secret } = await current().customer('1');
+      current().openai.enqueue({ path: '/v1/images/generations', images: ['aW1hZ2Ux', 'aW1hZ2Uy'] });
       const result = await client(secret).images.generate({ model: IMAGES, prompt: 'three cats', n: 3 });
       expect(result.data).to.have.length(2);
       // 2 images at $0.04 = $0.08, not the 3 asked for
-      expect(await harness.settledMoney(orgId)).to.deep.equal({ balance: USD - 80_000_000n, reserved: 0n });
+      expect(await current().settledMoney(orgId)).to.deep.equal({ balance: USD - 80_000_000n, reserved: 0n });
     });
 
     const refusals: Array<[string, Record<string, unknown>, number, string]> = [
@@ -119,16 +109,16 @@ describe('embeddings and image generation', () => {
     ];
     for (const [name, change, status, code] of refusals) {
       it(`refuses ${name} with ${status} ${code}, free of charge`, async () => {
-        const { orgId, secret } = await harness.customer('1');
+        const { orgId, secret } = await current().customer('1');
         const body = JSON.stringify({ model: IMAGES, prompt: 'a cat', ...change });
-        const response = await fetch(`${harness.gateway.url}/v1/images/generations`, {
+        const response = await fetch(`${current().gateway.url}/v1/images/generations`, {
           method: 'POST',
           headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
           body,
         });
         expect(response.status).to.equal(status);
         expect(((await response.json()) as { error: { code: string } }).error.code).to.equal(code);
-        expect(await harness.settledMoney(orgId)).to.deep.equal({ balance: USD, reserved: 0n });
+        expect(await current().settledMoney(orgId)).to.deep.equal({ balance: USD, reserved: 0n });
       });
     }
   });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
+import { useGatewayHarness } from '../support/gateway-harness.js';
 import { postText } from '../support/text-format-client.js';
 
 /**
@@ -8,22 +8,12 @@ import { postText } from '../support/text-format-client.js';
  * gateway's own count of the input stands in until the provider's final figures come in `message_delta`.
  */
 describe('messages stream from a chat-format provider', () => {
-  let harness: GatewayHarness;
-  before(async () => {
-    harness = await startGatewayHarness();
-  });
-  after(async () => {
-    try {
-      await harness.checkLedger();
-    } finally {
-      await harness.close();
-    }
-  });
+  const current = useGatewayHarness();
 
   it("starts with the gateway's input count, and ends with the provider's usage", async () => {
-    const { secret } = await harness.customer('1');
-    harness.openai.enqueue({ text: 'Hi there', usage: { inputTokens: 9, outputTokens: 7 } });
-    const answer = await postText(harness.gateway.url, 'messages', secret, {
+    const { secret } = await current().customer('1');
+    current().openai.enqueue({ text: 'Hi there', usage: { inputTokens: 9, outputTokens: 7 } });
+    const answer = await postText(current().gateway.url, 'messages', secret, {
       model: 'openai/gpt-4o-mini',
       max_tokens: 100,
       stream: true,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
+import { useGatewayHarness } from '../support/gateway-harness.js';
 import { postText } from '../support/text-format-client.js';
 
 /**
@@ -8,24 +8,14 @@ import { postText } from '../support/text-format-client.js';
  * anything is reserved or sent to the provider.
  */
 describe('responses: an item_reference in the input', () => {
-  let harness: GatewayHarness;
-  before(async () => {
-    harness = await startGatewayHarness();
-  });
-  after(async () => {
-    try {
-      await harness.checkLedger();
-    } finally {
-      await harness.close();
-    }
-  });
+  const current = useGatewayHarness();
 
   // openai/gpt-4o-mini speaks responses (pass-through); anthropic/claude-sonnet-4-5 is reached by translation
   for (const model of ['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5']) {
     it(`is 400 stateful_not_supported with what to do instead (${model})`, async () => {
-      const { orgId, secret } = await harness.customer('1');
-      const requestsBefore = harness.openai.requests.length + harness.anthropic.requests.length;
-      const answer = await postText(harness.gateway.url, 'responses', secret, {
+      const { orgId, secret } = await current().customer('1');
+      const requestsBefore = current().openai.requests.length + current().anthropic.requests.length;
+      const answer = await postText(current().gateway.url, 'responses', secret, {
         model,
         input: [
           { role: 'user', content: 'What is the capital of France?' },
@@ -36,8 +26,8 @@ describe('responses: an item_reference in the input', () => {
       expect(answer.status).to.equal(400);
       expect(answer.body.error).to.include({ type: 'invalid_request_error', code: 'stateful_not_supported', param: 'input[1]' });
       expect(answer.body.error.message).to.match(/send the full items/).and.match(/store = false/);
-      expect(harness.openai.requests.length + harness.anthropic.requests.length, 'nothing sent to a provider').to.equal(requestsBefore);
-      expect(await harness.settledMoney(orgId)).to.deep.equal({ balance: 1_000_000_000n, reserved: 0n });
+      expect(current().openai.requests.length + current().anthropic.requests.length, 'nothing sent to a provider').to.equal(requestsBefore);
+      expect(await current().settledMoney(orgId)).to.deep.equal({ balance: 1_000_000_000n, reserved: 0n });
     });
   }
 });

@@ -61,3 +61,26 @@ export async function startGatewayHarness(env: Record<string, string> = {}): Pro
     },
   };
 }
+
+/**
+ * A harness for the enclosing suite: started before its tests; after them, the balance equation is checked
+ * from the log and the harness closed, also when the check fails. Call the returned function in the tests.
+ */
+export function useGatewayHarness(env: Record<string, string> = {}): () => GatewayHarness {
+  let harness: GatewayHarness | undefined;
+  before(async () => {
+    harness = await startGatewayHarness(env);
+  });
+  after(async () => {
+    if (!harness) return;
+    try {
+      await harness.checkLedger();
+    } finally {
+      await harness.close();
+    }
+  });
+  return () => {
+    if (!harness) throw new Error('the gateway harness is not started yet');
+    return harness;
+  };
+}

@@ -2,7 +2,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, generateText, type ModelMessage } from 'ai';
 import { expect } from 'chai';
 import { parseUsd } from '../../../src/billing/money.js';
-import { startGatewayHarness, type GatewayHarness } from '../../support/gateway-harness.js';
+import { useGatewayHarness } from '../../support/gateway-harness.js';
 import { AI_SDK_LIBRARIES } from './ai-sdk-clients.js';
 import { describeLibrary } from './library-cases.js';
 
@@ -12,29 +12,19 @@ describe('client libraries: Vercel AI SDK', function () {
   for (const library of AI_SDK_LIBRARIES) describeLibrary(library);
 
   describe('@ai-sdk/openai (responses) without store: false', () => {
-    let harness: GatewayHarness;
-    before(async () => {
-      harness = await startGatewayHarness();
-    });
-    after(async () => {
-      try {
-        await harness.checkLedger();
-      } finally {
-        await harness.close();
-      }
-    });
+    const current = useGatewayHarness();
 
     // openai/gpt-4o-mini by pass-through, anthropic/claude-sonnet-4-5 by translation
     const models = [
       // 1,200 × $0.15/M + 300 × $0.60/M = 0.00018 + 0.00018
-      { id: 'openai/gpt-4o-mini', fake: () => harness.openai, price: '0.00036' },
+      { id: 'openai/gpt-4o-mini', fake: () => current().openai, price: '0.00036' },
       // 1,200 × $3/M + 300 × $15/M = 0.0036 + 0.0045
-      { id: 'anthropic/claude-sonnet-4-5', fake: () => harness.anthropic, price: '0.0081' },
+      { id: 'anthropic/claude-sonnet-4-5', fake: () => current().anthropic, price: '0.0081' },
     ];
     for (const model of models) {
       it(`refuses the second turn, sent as an item_reference, with a 400 that names the setting (${model.id})`, async () => {
-        const { orgId, secret } = await harness.customer('2');
-        const client = createOpenAI({ baseURL: `${harness.gateway.url}/v1`, apiKey: secret })(model.id);
+        const { orgId, secret } = await current().customer('2');
+        const client = createOpenAI({ baseURL: `${current().gateway.url}/v1`, apiKey: secret })(model.id);
         model.fake().enqueue({ text: 'Paris.', usage: { inputTokens: 1_200, outputTokens: 300 } });
         const messages: ModelMessage[] = [{ role: 'user', content: 'What is the capital of France?' }];
         const first = await generateText({ model: client, messages, maxRetries: 0 });
@@ -52,8 +42,8 @@ describe('client libraries: Vercel AI SDK', function () {
         expect(body.error.message).to.contain('providerOptions.openai.store = false');
 
         expect(model.fake().requests, 'only the first turn reached the provider').to.have.length(1);
-        await harness.settledMoney(orgId);
-        const shown: { balance_usd: string } = await harness.admin.ok('GET', `/organizations/${orgId}`);
+        await current().settledMoney(orgId);
+        const shown: { balance_usd: string } = await current().admin.ok('GET', `/organizations/${orgId}`);
         expect(parseUsd('2') - parseUsd(shown.balance_usd), 'only the first turn charged').to.equal(parseUsd(model.price));
       });
     }

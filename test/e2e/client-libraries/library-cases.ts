@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { parseUsd } from '../../../src/billing/money.js';
-import { startGatewayHarness, type GatewayHarness } from '../../support/gateway-harness.js';
+import { useGatewayHarness } from '../../support/gateway-harness.js';
 import type { FakeProviderServer } from '../../support/fake-providers/fake-provider-server.js';
 import { weatherReport, type ClientLibrary, type LibraryModel, type RefusalStatus, type TokenUsage } from './library-client.js';
 
@@ -44,34 +44,24 @@ const WEATHER_PROMPT = 'What is the weather in Paris?';
 
 export function describeLibrary(library: ClientLibrary): void {
   describe(library.name, function () {
-    let harness: GatewayHarness;
-    before(async () => {
-      harness = await startGatewayHarness();
-    });
-    after(async () => {
-      try {
-        await harness.checkLedger();
-      } finally {
-        await harness.close();
-      }
-    });
+    const current = useGatewayHarness();
     beforeEach(() => {
-      harness.openai.reset();
-      harness.anthropic.reset();
+      current().openai.reset();
+      current().anthropic.reset();
     });
 
-    const fakeOf = (model: ModelCase): FakeProviderServer => (model.provider === 'openai' ? harness.openai : harness.anthropic);
+    const fakeOf = (model: ModelCase): FakeProviderServer => (model.provider === 'openai' ? current().openai : current().anthropic);
     /** Sends to the provider what the last request carried, as one string to search. */
     const lastSent = (model: ModelCase): string => JSON.stringify(fakeOf(model).lastRequest?.body);
     /** A funded organization and the library pointed at the gateway with its key. */
     const customer = async (model: string): Promise<{ orgId: string; client: LibraryModel }> => {
-      const { orgId, secret } = await harness.customer(CREDITS);
-      return { orgId, client: library.connect(harness.gateway, secret, model) };
+      const { orgId, secret } = await current().customer(CREDITS);
+      return { orgId, client: library.connect(current().gateway, secret, model) };
     };
     /** What the organization paid, from the admin API, once the request is settled. */
     const charged = async (orgId: string): Promise<bigint> => {
-      await harness.settledMoney(orgId);
-      const shown: { balance_usd: string; reserved_usd: string } = await harness.admin.ok('GET', `/organizations/${orgId}`);
+      await current().settledMoney(orgId);
+      const shown: { balance_usd: string; reserved_usd: string } = await current().admin.ok('GET', `/organizations/${orgId}`);
       expect(parseUsd(shown.reserved_usd), 'nothing left reserved').to.equal(0n);
       return parseUsd(CREDITS) - parseUsd(shown.balance_usd);
     };
@@ -171,14 +161,14 @@ export function describeLibrary(library: ClientLibrary): void {
         {
           status: 401,
           what: 'a key the gateway does not know',
-          setup: async () => ({ client: library.connect(harness.gateway, `sk-gw-${'x'.repeat(43)}`, MODELS[0]!.id) }),
+          setup: async () => ({ client: library.connect(current().gateway, `sk-gw-${'x'.repeat(43)}`, MODELS[0]!.id) }),
         },
         {
           status: 402,
           what: 'an organization without credits',
           setup: async () => {
-            const { orgId, secret } = await harness.admin.organizationWithKey({});
-            return { orgId, client: library.connect(harness.gateway, secret, MODELS[0]!.id) };
+            const { orgId, secret } = await current().admin.organizationWithKey({});
+            return { orgId, client: library.connect(current().gateway, secret, MODELS[0]!.id) };
           },
         },
         { status: 404, what: 'a model the catalog does not have', setup: () => customer('openai/no-such-model') },
@@ -194,7 +184,7 @@ export function describeLibrary(library: ClientLibrary): void {
             expect(error, String(error)).to.be.instanceOf(Error);
             expect((error as Error).constructor.name, String(error)).to.equal(library.errors[status]);
             expect(library.errorStatus(error)).to.equal(status);
-            expect(harness.openai.requests.length + harness.anthropic.requests.length, 'requests to providers').to.equal(0);
+            expect(current().openai.requests.length + current().anthropic.requests.length, 'requests to providers').to.equal(0);
             if (orgId && status === 404) expect(await charged(orgId)).to.equal(0n);
           });
         }
