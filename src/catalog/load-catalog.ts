@@ -43,6 +43,9 @@ export interface ParseCatalogOptions {
   defaultCreated?: number;
 }
 
+/** Provider kinds with no embeddings, image, transcription or video API (Anthropic's offers messages only). */
+const TEXT_ONLY_KINDS: ReadonlySet<Provider['kind']> = new Set(['anthropic']);
+
 export function parseCatalog(text: string, options: ParseCatalogOptions): Catalog {
   const { source, env = process.env, defaultCreated = 0 } = options;
   const fail = (where: string, what: string): never => {
@@ -76,6 +79,9 @@ export function parseCatalog(text: string, options: ParseCatalogOptions): Catalo
     const missing = missingPrices(entry);
     if (missing) return fail(label, `a ${entry.category} model needs pricing.${missing}`);
     if (entry.category === 'video' && !entry.video) return fail(label, 'a video model needs video: {seconds, sizes}');
+    if (entry.category !== 'text' && TEXT_ONLY_KINDS.has(provider.kind)) {
+      return fail(label, `a ${entry.category} model cannot be served by provider "${providerName}": providers of kind ${provider.kind} offer text models only`);
+    }
     models.set(entry.id, toModel(entry, provider, defaultCreated));
     return undefined;
   });

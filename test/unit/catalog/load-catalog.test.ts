@@ -71,6 +71,17 @@ describe('catalog', () => {
     pricing: { per_video_second: "0.1" }`)).to.contain('video: {seconds, sizes}');
   });
 
+  it('refuses a non-text model on a provider kind that offers text only, naming both', () => {
+    const document = `providers:
+  anthropic: { kind: anthropic, base_url: "https://api.anthropic.com" }
+models:
+  - id: anthropic/embedder
+    category: embeddings
+    pricing: { input_per_mtok: "1" }
+`;
+    expect(loadError('', document)).to.contain('models[0] (anthropic/embedder)').and.to.contain('providers of kind anthropic offer text models only');
+  });
+
   it('refuses an unknown category and a malformed price', () => {
     expect(loadError(`  - id: openai/x
     category: music
