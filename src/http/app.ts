@@ -3,6 +3,7 @@ import { newRequestId } from '../ids/random-id.js';
 import type { Logger } from '../logger.js';
 import { errorMiddleware, routeNotFound } from './error-middleware.js';
 import { healthRoutes, type ReadinessCheck } from './health-routes.js';
+import { requestLog } from './request-log.js';
 import type { RequestContext } from '../pipeline/request-context.js';
 
 export interface AppDependencies {
@@ -29,6 +30,7 @@ export function createApp(dependencies: AppDependencies): Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.use(assignRequestId);
+  app.use(requestLog(dependencies.logger));
   app.use(healthRoutes(dependencies.readiness));
   for (const router of dependencies.routers) app.use(router);
   app.use(routeNotFound);

@@ -1,4 +1,6 @@
 import type { Response } from 'express';
+import type { Nanodollars } from '../billing/money.js';
+import type { Usage } from '../billing/usage.js';
 import type { ErrorStyle } from '../errors/render-error.js';
 
 /** What the gateway keeps about one request in `res.locals`. */
@@ -8,6 +10,25 @@ export interface RequestContext {
   errorStyle: ErrorStyle;
   /** The raw request body (POST, PUT, PATCH), read within the body limit; empty when none was sent. */
   body?: Buffer;
+  /** What the pipeline learned about the request, for its log line (src/http/request-log.ts). */
+  record?: RequestRecord;
+  /** Settles when the pipeline is done with the request, the reservation closed (after the answer was sent). */
+  handled?: Promise<void>;
+}
+
+/** Who asked for what, and what it cost: never a secret, never a message's contents. */
+export interface RequestRecord {
+  endpoint?: string;
+  keyId?: string;
+  orgId?: string;
+  spaceId?: string | null;
+  model?: string;
+  /** How the reservation ended. */
+  closing?: 'settled' | 'released' | 'cut_off';
+  usage?: Usage;
+  cost?: Nanodollars;
+  /** From the provider call to the end of its answer (the whole stream for a stream). */
+  providerMs?: number;
 }
 
 export function requestContext(res: Response): RequestContext {

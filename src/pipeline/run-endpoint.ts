@@ -1,11 +1,11 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { EndpointRequest, EndpointSpec } from '../endpoints/endpoint-spec.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { authenticate, keyAllowsModel, type Caller } from './authenticate.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
 import { piiMaskingFor, refuseMaskingRequest } from './pii-header.js';
-import { requestContext } from './request-context.js';
+import { requestContext, type RequestRecord } from './request-context.js';
 import { parseJsonObject, readBody, refuseDeclaredOversize } from './request-body.js';
 import { correctRateLimit } from './rate-limit-correction.js';
 import { reserveFunds } from './reserve-step.js';
@@ -21,41 +21,55 @@ import { runExchange } from './run-exchange.js';
 export function runEndpoint<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>, deps: PipelineDependencies): RequestHandler {
   return async (req, res) => {
     const context = requestContext(res);
-    context.errorStyle = spec.errorStyle;
-    if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', 'off');
-    refuseDeclaredOversize(req, spec.bodyLimit);
-    const now = deps.clock.now();
-
-    const caller = authenticate(req.headers, deps.directory, now);
-    if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', piiMaskingFor(req.headers, caller.organization));
-    else refuseMaskingRequest(req.headers);
-    const body = parseJsonObject(await readBody(req, spec.bodyLimit));
-    const request = spec.parse(body);
-    const model = resolveModel(spec, request, caller, deps);
-    const estimate = spec.estimate(request, model, body);
-
-    const admission = await deps.rateLimiter.admit(caller.key.keyId, context.requestId, estimate.rateLimitTokens, {
-      requestsPerMinute: caller.key.rpm,
-      tokensPerMinute: caller.key.tpm,
-    });
-    if (!admission.allowed) {
-      const limit = admission.reason === 'requests' ? `${caller.key.rpm} requests` : `${caller.key.tpm} tokens`;
-      throw new GatewayError('rate_limit_exceeded', `more than ${limit} per minute for this key`, { retryAfterSeconds: Math.ceil(admission.retryAfterMs / 1000) });
+    let handled!: () => void;
+    context.handled = new Promise<void>((resolve) => (handled = resolve));
+    try {
+      await runSteps(spec, deps, req, res);
+    } finally {
+      handled();
     }
-    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, {
-      requestId: context.requestId,
-      caller,
-      model,
-      amount: estimate.amount,
-      capHint: spec.capHint,
-    }).catch((error: unknown) => {
-      // Refused before the provider was called: nothing was used, so the admission is given back (a 402
-      // must not turn the next request into a 429).
-      correctRateLimit(deps, caller.key.keyId, context.requestId, 0);
-      throw error;
-    });
-    await runExchange(spec, deps, { req, res, request, body, model, estimate, reservation, created: Math.floor(now.getTime() / 1000) });
   };
+}
+
+async function runSteps<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>, deps: PipelineDependencies, req: Request, res: Response): Promise<void> {
+  const context = requestContext(res);
+  context.errorStyle = spec.errorStyle;
+  if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', 'off');
+  refuseDeclaredOversize(req, spec.bodyLimit);
+  const now = deps.clock.now();
+
+  const record: RequestRecord = (context.record = { endpoint: spec.name });
+  const caller = authenticate(req.headers, deps.directory, now);
+  Object.assign(record, { keyId: caller.key.keyId, orgId: caller.organization.orgId, spaceId: caller.spaceId });
+  if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', piiMaskingFor(req.headers, caller.organization));
+  else refuseMaskingRequest(req.headers);
+  const body = parseJsonObject(await readBody(req, spec.bodyLimit));
+  const request = spec.parse(body);
+  const model = resolveModel(spec, request, caller, deps);
+  record.model = model.id;
+  const estimate = spec.estimate(request, model, body);
+
+  const admission = await deps.rateLimiter.admit(caller.key.keyId, context.requestId, estimate.rateLimitTokens, {
+    requestsPerMinute: caller.key.rpm,
+    tokensPerMinute: caller.key.tpm,
+  });
+  if (!admission.allowed) {
+    const limit = admission.reason === 'requests' ? `${caller.key.rpm} requests` : `${caller.key.tpm} tokens`;
+    throw new GatewayError('rate_limit_exceeded', `more than ${limit} per minute for this key`, { retryAfterSeconds: Math.ceil(admission.retryAfterMs / 1000) });
+  }
+  const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, {
+    requestId: context.requestId,
+    caller,
+    model,
+    amount: estimate.amount,
+    capHint: spec.capHint,
+  }).catch((error: unknown) => {
+    // Refused before the provider was called: nothing was used, so the admission is given back (a 402
+    // must not turn the next request into a 429).
+    correctRateLimit(deps, caller.key.keyId, context.requestId, 0);
+    throw error;
+  });
+  await runExchange(spec, deps, { req, res, request, body, model, estimate, reservation, created: Math.floor(now.getTime() / 1000) });
 }
 
 /** The catalog model the request names, if this endpoint serves its category (spec 7.2) and the key may use it. */

@@ -10,6 +10,7 @@ import type { PipelineDependencies } from './pipeline-dependencies.js';
 import type { Reservation } from './reserve-step.js';
 import { correctRateLimit } from './rate-limit-correction.js';
 import { closeReservation, type Closing } from './settle-step.js';
+import { requestContext } from './request-context.js';
 import { streamReply } from './stream-reply.js';
 
 /** What the pipeline has decided about the request when the reservation is made. */
@@ -68,6 +69,7 @@ export async function runExchange<Parsed extends EndpointRequest>(
     revoked,
   };
   let outcome: Outcome;
+  const providerStart = performance.now();
   try {
     outcome = await serve(spec, exchange, res);
   } catch (error) {
@@ -76,7 +78,14 @@ export async function runExchange<Parsed extends EndpointRequest>(
     res.off('close', onClose);
     untrack();
   }
-  await closeReservation(deps.accounts, model, reservation, outcome.closing, deps.logger);
+  const record = requestContext(res).record;
+  if (record) record.providerMs = performance.now() - providerStart;
+  const cost = await closeReservation(deps.accounts, model, reservation, outcome.closing, deps.logger);
+  if (record) {
+    record.closing = outcome.closing.kind === 'settle' ? 'settled' : outcome.closing.kind === 'release' ? 'released' : 'cut_off';
+    record.cost = cost;
+    if (outcome.closing.kind !== 'release') record.usage = outcome.closing.usage;
+  }
   correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, outcome.closing.kind === 'release' ? 0 : tokensOf(outcome.closing.usage));
   if (outcome.error !== undefined) throw outcome.error;
 }

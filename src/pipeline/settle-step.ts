@@ -3,6 +3,7 @@ import { costOfUsage } from '../catalog/pricing.js';
 import type { ReleaseReason } from '../ledger/account-events.js';
 import type { AccountService } from '../ledger/account-service.js';
 import type { Logger } from '../logger.js';
+import type { Nanodollars } from '../billing/money.js';
 import type { Usage } from '../billing/usage.js';
 import { isConnectionFailure } from '../errors/connection-failure.js';
 import type { Reservation } from './reserve-step.js';
@@ -23,7 +24,8 @@ export type Closing =
 const STORE_OUTAGE_PATIENCE_MS = 60_000;
 const MAX_BACKOFF_MS = 2_000;
 
-export async function closeReservation(accounts: AccountService, model: CatalogModel, reservation: Reservation, closing: Closing, logger: Logger): Promise<void> {
+/** Returns the cost charged (0 for a release). */
+export async function closeReservation(accounts: AccountService, model: CatalogModel, reservation: Reservation, closing: Closing, logger: Logger): Promise<Nanodollars> {
   const { orgId, reservationId } = reservation;
   const command =
     closing.kind === 'release'
@@ -35,12 +37,12 @@ export async function closeReservation(accounts: AccountService, model: CatalogM
   for (let attempt = 1; ; attempt++) {
     try {
       await accounts.execute(orgId, command, reservationId);
-      return;
+      return command.type === 'ReleaseReservation' ? 0n : command.cost;
     } catch (error) {
       const waiting = isConnectionFailure(error) && Date.now() < giveUpAt;
       if (!waiting && attempt >= 3) {
         logger.error({ err: error, reservationId, orgId }, 'could not close a reservation; the sweeper will expire it');
-        return;
+        return 0n;
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** (attempt - 1), MAX_BACKOFF_MS)));
     }

@@ -5,6 +5,7 @@ import { AdminClient } from './admin-client.js';
 import { eventually } from './eventually.js';
 import { replayAccounts } from './ledger-audit.js';
 import { FAKE_ANTHROPIC_KEY, FAKE_OPENAI_KEY, startTestGateway } from './test-gateway.js';
+import type { StartOptions } from '../../src/main.js';
 import { parseUsd } from '../../src/billing/money.js';
 
 /**
@@ -25,10 +26,10 @@ export interface GatewayHarness {
   close(): Promise<void>;
 }
 
-export async function startGatewayHarness(env: Record<string, string> = {}): Promise<GatewayHarness> {
+export async function startGatewayHarness(env: Record<string, string> = {}, options: StartOptions = {}): Promise<GatewayHarness> {
   const openai = await startFakeOpenAi({ apiKey: FAKE_OPENAI_KEY });
   const anthropic = await startFakeAnthropic({ apiKey: FAKE_ANTHROPIC_KEY });
-  const gateway = await startTestGateway(env, { openai: openai.url, anthropic: anthropic.url });
+  const gateway = await startTestGateway(env, { openai: openai.url, anthropic: anthropic.url }, options);
   const admin = new AdminClient(gateway.url);
   return {
     gateway,

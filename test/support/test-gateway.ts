@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { startGateway, type Gateway } from '../../src/main.js';
+import { startGateway, type Gateway, type StartOptions } from '../../src/main.js';
 import { testDatabaseUrl, testRedisPrefix } from './databases.js';
 
 export const TEST_CATALOG = 'test/support/catalog.test.yaml';
@@ -34,7 +34,7 @@ export function catalogFor(directory: string, providers: FakeProviderUrls): stri
   return path;
 }
 
-export async function startTestGateway(env: Record<string, string> = {}, providers: FakeProviderUrls = {}): Promise<Gateway & { dispose(): Promise<void> }> {
+export async function startTestGateway(env: Record<string, string> = {}, providers: FakeProviderUrls = {}, options: StartOptions = {}): Promise<Gateway & { dispose(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-test-data-'));
   const config = loadConfig({
     PORT: '0',
@@ -49,7 +49,7 @@ export async function startTestGateway(env: Record<string, string> = {}, provide
     REDIS_PREFIX: testRedisPrefix('gateway'),
     ...env,
   });
-  const gateway = await startGateway(config);
+  const gateway = await startGateway(config, options);
   return Object.assign(gateway, {
     async dispose() {
       await gateway.stop();
