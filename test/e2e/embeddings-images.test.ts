@@ -52,6 +52,28 @@ describe('embeddings and image generation', () => {
       expect(tokens.data).to.have.length(2);
     });
 
+    it('converts an answer in the other encoding: floats to base64 for the SDK, base64 to floats when asked', async () => {
+      const { secret } = await current().customer('1');
+      // a server that ignores encoding_format: floats where the SDK asked base64 …
+      current().openai.enqueue({ path: '/v1/embeddings', embeddingEncoding: 'float' });
+      const raw = await fetch(`${current().gateway.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: EMBEDDINGS, input: 'x', encoding_format: 'base64' }),
+      });
+      const [first] = ((await raw.json()) as { data: Array<{ embedding: unknown }> }).data;
+      expect(first!.embedding, 'base64 on the wire, as asked').to.be.a('string');
+      expect(Buffer.from(first!.embedding as string, 'base64').readFloatLE(4)).to.be.closeTo(0.9093, 1e-6); // sin(2), as float32
+      current().openai.enqueue({ path: '/v1/embeddings', embeddingEncoding: 'float' });
+      const decoded = await client(secret).embeddings.create({ model: EMBEDDINGS, input: 'x' });
+      expect(decoded.data[0]!.embedding[1]).to.be.closeTo(0.9093, 1e-6);
+      // … and base64 where floats were asked
+      current().openai.enqueue({ path: '/v1/embeddings', embeddingEncoding: 'base64' });
+      const floats = await client(secret).embeddings.create({ model: EMBEDDINGS, input: 'x', encoding_format: 'float' });
+      expect(floats.data[0]!.embedding).to.be.an('array');
+      expect(floats.data[0]!.embedding[1]).to.be.closeTo(0.9093, 1e-6);
+    });
+
     for (const [name, input] of [
       ['an empty string', ''],
       ['an empty array', []],

@@ -18,7 +18,7 @@ function embeddingInputs(input: unknown): number {
 export function embeddingsAnswer(answer: ScriptedAnswer, request: unknown): Record<string, unknown> {
   const inputs = embeddingInputs(recordOf(request)?.input);
   const dimensions = numberField(request, 'dimensions') ?? DEFAULT_EMBEDDING_DIMENSIONS;
-  const base64 = stringField(request, 'encoding_format') === 'base64';
+  const base64 = (answer.embeddingEncoding ?? stringField(request, 'encoding_format')) === 'base64';
   const data = Array.from({ length: inputs }, (_, index) => {
     const vector = Array.from({ length: dimensions }, (_, d) => Math.round(Math.sin(index + d + 1) * 1e4) / 1e4);
     return { object: 'embedding', index, embedding: base64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector };

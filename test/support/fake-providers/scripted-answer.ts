@@ -16,6 +16,8 @@ export interface ScriptedAnswer {
   readonly toolCalls?: readonly ScriptedToolCall[];
   /** Base64 PNGs: chat `message.images` (also when the request asks `modalities: ["image"]`), images endpoint `b64_json`. */
   readonly images?: readonly string[];
+  /** Embeddings: answer in this encoding whatever `encoding_format` asked (servers that ignore it). */
+  readonly embeddingEncoding?: 'float' | 'base64';
   readonly finish?: ScriptedFinish;
   /** With `finish: 'stop_sequence'`: the sequence that matched. */
   readonly stopSequence?: string;
