@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { requestContext } from '../pipeline/request-context.js';
 
 const UNLOGGED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
+const RESERVATION_ENDS = { settle: 'settled', release: 'released', cut_off: 'cut_off' } as const;
 
 /**
  * One structured line per request when its answer ends (or the client leaves): request id, route, status,
@@ -31,8 +32,8 @@ export function requestLog(logger: Logger): RequestHandler {
           ...(record.endpoint === undefined ? {} : { endpoint: record.endpoint }),
           ...(record.keyId === undefined ? {} : { keyId: record.keyId, orgId: record.orgId, spaceId: record.spaceId }),
           ...(record.model === undefined ? {} : { model: record.model }),
-          ...(record.closing === undefined ? {} : { reservation: record.closing }),
-          ...(record.usage === undefined ? {} : { usage: record.usage }),
+          ...(record.closing === undefined ? {} : { reservation: RESERVATION_ENDS[record.closing.kind] }),
+          ...(record.closing === undefined || record.closing.kind === 'release' ? {} : { usage: record.closing.usage }),
           ...(record.cost === undefined ? {} : { costUsd: formatUsd(record.cost) }),
           durationMs: round(durationMs),
           ...(record.providerMs === undefined ? {} : { providerMs: round(record.providerMs), overheadMs: round(durationMs - record.providerMs) }),

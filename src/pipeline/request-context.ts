@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { Nanodollars } from '../billing/money.js';
-import type { Usage } from '../billing/usage.js';
 import type { ErrorStyle } from '../errors/render-error.js';
+import type { Closing } from './settle-step.js';
 
 /** What the gateway keeps about one request in `res.locals`. */
 export interface RequestContext {
@@ -23,11 +23,10 @@ export interface RequestRecord {
   orgId?: string;
   spaceId?: string | null;
   model?: string;
-  /** How the reservation ended. */
-  closing?: 'settled' | 'released' | 'cut_off';
-  usage?: Usage;
+  /** How the reservation ended, with the usage it was closed on. */
+  closing?: Closing;
   cost?: Nanodollars;
-  /** From the provider call to the end of its answer (the whole stream for a stream). */
+  /** Waiting for the provider: until its whole body arrived, or until its stream ended. */
   providerMs?: number;
 }
 

@@ -32,6 +32,18 @@ interface Outcome {
   readonly error?: unknown;
 }
 
+/** Time spent waiting for the provider, for the request log: the gateway's own time is the rest. */
+class ProviderClock {
+  private readonly started = performance.now();
+  private ended: number | undefined;
+  stop(): void {
+    this.ended ??= performance.now();
+  }
+  elapsedMs(): number {
+    return (this.ended ?? performance.now()) - this.started;
+  }
+}
+
 const CLIENT_GONE = 'client_disconnected';
 
 /**
@@ -69,30 +81,26 @@ export async function runExchange<Parsed extends EndpointRequest>(
     revoked,
   };
   let outcome: Outcome;
-  const providerStart = performance.now();
+  const providerClock = new ProviderClock();
   try {
-    outcome = await serve(spec, exchange, res);
+    outcome = await serve(spec, exchange, res, providerClock);
   } catch (error) {
     outcome = failed(error, controller.signal);
   } finally {
     res.off('close', onClose);
     untrack();
   }
-  const record = requestContext(res).record;
-  if (record) record.providerMs = performance.now() - providerStart;
   const cost = await closeReservation(deps.accounts, model, reservation, outcome.closing, deps.logger);
-  if (record) {
-    record.closing = outcome.closing.kind === 'settle' ? 'settled' : outcome.closing.kind === 'release' ? 'released' : 'cut_off';
-    record.cost = cost;
-    if (outcome.closing.kind !== 'release') record.usage = outcome.closing.usage;
-  }
+  const record = requestContext(res).record;
+  if (record) Object.assign(record, { closing: outcome.closing, cost, providerMs: providerClock.elapsedMs() });
   correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, outcome.closing.kind === 'release' ? 0 : tokensOf(outcome.closing.usage));
   if (outcome.error !== undefined) throw outcome.error;
 }
 
-async function serve<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>, exchange: Exchange<Parsed>, res: Response): Promise<Outcome> {
+async function serve<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>, exchange: Exchange<Parsed>, res: Response, providerClock: ProviderClock): Promise<Outcome> {
   const answer = await spec.call(exchange);
   if (answer.type === 'body') {
+    providerClock.stop(); // the whole body has arrived
     if (answer.status >= 400) {
       // Spec 7.3.2: the provider's own error, as it is (status, body, Retry-After).
       sendProviderError(res, answer);
@@ -109,6 +117,7 @@ async function serve<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>,
     throw new GatewayError('provider_error', 'the provider answered with an event stream where a JSON body was expected');
   }
   const usage = await spec.stream(exchange, answer.events, streamReply(res));
+  providerClock.stop(); // the gateway's work on a stream overlaps the provider's; counted as the provider's
   return { closing: exchange.revoked() ? { kind: 'cut_off', usage } : { kind: 'settle', usage } };
 }
 
