@@ -60,10 +60,16 @@ export function postMultipart(
 
 /**
  * Sends `chunks` as the body (a generator keeps a large body out of the test's memory) and resolves with
- * the answer as soon as it is complete, even if the body was not all sent: a server that refuses early
- * answers before the client has finished writing.
+ * the answer as soon as it is complete, even if the body was not all sent. With `{ end: false }` the body
+ * is left open after the chunks: an answer then proves the server decided before the body ended.
  */
-export function sendRaw(base: string, path: string, headers: Record<string, string>, chunks: Iterable<Buffer>): Promise<RawAnswer & { bytesSent: number }> {
+export function sendRaw(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  chunks: Iterable<Buffer>,
+  { end = true }: { end?: boolean } = {},
+): Promise<RawAnswer & { bytesSent: number }> {
   return new Promise((resolve, reject) => {
     let bytesSent = 0;
     let answered = false;
@@ -91,7 +97,7 @@ export function sendRaw(base: string, path: string, headers: Record<string, stri
       while (!answered) {
         const next = iterator.next();
         if (next.done) {
-          req.end();
+          if (end) req.end();
           return;
         }
         bytesSent += next.value.length;

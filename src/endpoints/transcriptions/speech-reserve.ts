@@ -32,5 +32,8 @@ export function speechReserve(model: CatalogModel, fileBytes: number, prompt: st
   const cost = new CostAccumulator();
   if (pricing.perAudioMinute !== undefined) cost.addFraction(BigInt(seconds), 60n, pricing.perAudioMinute);
   cost.addPerMillion(inputTokens, pricing.inputPerMillion ?? 0n).addPerMillion(outputTokens, pricing.outputPerMillion ?? 0n);
-  return { amount: cost.total(), rateLimitTokens: inputTokens + outputTokens, inputTokens };
+  // The key's tokens per minute count tokens: the prompt's, and for a model priced per token the estimate
+  // (corrected to the reported usage afterwards). Audio billed by the minute is not tokens.
+  const rateLimitTokens = pricing.perAudioMinute !== undefined ? promptTokens : inputTokens + outputTokens;
+  return { amount: cost.total(), rateLimitTokens, inputTokens };
 }
