@@ -35,7 +35,7 @@ export interface AdminDependencies {
   readonly readModels: Kysely<object>;
 }
 
-/** The admin API under `/admin/v1` (README, "Admin API"). Every route needs `Authorization: Bearer <ADMIN_TOKEN>`. */
+/** The admin API under `/admin/v1` (docs/operator-guide.md, "Admin API"). Every route needs `Authorization: Bearer <ADMIN_TOKEN>`. */
 export function adminRoutes(deps: AdminDependencies): Router {
   const router = Router();
   const { commands, accounts, catalog, clock } = deps;
