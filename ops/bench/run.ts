@@ -53,6 +53,9 @@ function startProcess(args: string[], env: Record<string, string>, ready: RegExp
       const match = ready.exec(output);
       if (match) {
         clearTimeout(timer);
+        // from here on the output (a line per request) is drained, not kept
+        child.stdout!.off('data', onData).resume();
+        child.stderr!.off('data', onData).resume();
         resolve({ url: match[1]!, child });
       }
     };
