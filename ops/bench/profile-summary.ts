@@ -2,7 +2,9 @@
  * Summarises a V8 CPU profile (`--cpu-prof`, e.g. from `BENCH_PROFILE=1 npm run bench`): the share of
  * self time by category (GC, socket writes, JSON, zod, express, event store, Redis, …) and the top
  * functions by self time.
- *   npx tsx ops/bench/profile-summary.ts .bench/CPU.….cpuprofile [top=25]
+ *   npx tsx ops/bench/profile-summary.ts .bench/CPU.….cpuprofile [top=25] [from=runSteps]
+ * Samples before the first one inside the function `from` (default: the request pipeline's `runSteps`, i.e.
+ * the first request) are left out, so that start-up (module loading, migrations) does not count.
  */
 import { readFileSync } from 'node:fs';
 
@@ -47,21 +49,28 @@ const CATEGORIES: ReadonlyArray<readonly [string, (frame: ProfileNode['callFrame
   ['native (other)', (frame) => frame.url === ''],
 ];
 
-const [path, topArgument] = process.argv.slice(2);
+const [path, topArgument, fromFunction = 'runSteps'] = process.argv.slice(2);
 if (!path) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top]');
 const profile = JSON.parse(readFileSync(path, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const parent = new Map<number, number>();
 for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+const inside = (id: number) => {
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) if (byId.get(at)!.callFrame.functionName === fromFunction) return true;
+  return false;
+};
+const first = Math.max(0, profile.samples.findIndex(inside));
 const selfMicros = new Map<number, number>();
-profile.samples.forEach((id, index) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+profile.samples.forEach((id, index) => {
+  if (index >= first) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
+});
 
 const categories = new Map<string, number>();
 const functions = new Map<string, number>();
 let busy = 0;
 for (const [id, micros] of selfMicros) {
   const node = byId.get(id)!;
-  const stack = [];
+  const stack: string[] = [];
   for (let at: number | undefined = parent.get(id), depth = 0; at !== undefined && depth < 4; at = parent.get(at), depth++) stack.push(byId.get(at)!.callFrame.functionName);
   const category = CATEGORIES.find(([, matches]) => matches(node.callFrame, stack.join(' ')))?.[0] ?? 'other';
   categories.set(category, (categories.get(category) ?? 0) + micros);
@@ -74,4 +83,4 @@ const percent = (micros: number) => `${((100 * micros) / busy).toFixed(1)} %`;
 console.log(`busy CPU in the profile: ${(busy / 1e6).toFixed(2)} s (idle excluded)\n\n| category | share of busy CPU |\n|---|---|`);
 for (const [category, micros] of [...categories].filter(([name]) => name !== 'idle').sort((a, b) => b[1] - a[1])) console.log(`| ${category} | ${percent(micros)} |`);
 console.log(`\n| function (self time) | share |\n|---|---|`);
-for (const [name, micros] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, Number(topArgument ?? 25))) console.log(`| ${name} | ${percent(micros)} |`);
+for (const [name, micros] of [...functions].filter(([name]) => !name.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, Number(topArgument ?? 25))) console.log(`| ${name} | ${percent(micros)} |`);
