@@ -23,11 +23,14 @@ export interface TargetResult {
   readonly paced: { readonly ratePerSecond: number; readonly p50: number; readonly p99: number; readonly errors: number };
   /** Streaming requests at a fixed rate, time to the first body chunk (ms). */
   readonly streaming: { readonly ratePerSecond: number; readonly p50: number; readonly p99: number; readonly errors: number };
-  /** Peak resident set of the target's main process (bytes). */
+  /** Peak resident set of the target's main process since it started (bytes). */
   readonly peakRssBytes: number | undefined;
+  /** The largest resident set sampled during the 64-connection load (bytes). */
+  readonly loadedRssBytes: number | undefined;
 }
 
 const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
+const megabytes = (bytes: number | undefined) => fixed(bytes === undefined ? undefined : bytes / 2 ** 20, 0);
 const ratio = (value: number | undefined, floor: number | undefined) => (value === undefined || !floor ? undefined : value / floor);
 
 /** The derived figures: everything as compared with the bare proxy of the same run. */
@@ -51,9 +54,9 @@ export function printReport(results: readonly TargetResult[], floor: TargetResul
   console.log(`then ${pacedRate} requests/s (latency) and ${floor.streaming.ratePerSecond} streaming requests/s (time to first byte)\n`);
   console.log(
     '| target | req/s | × proxy | CPU µs/req, own | × proxy | CPU µs/req, Postgres | CPU µs/req, Redis | PG+Redis × proxy | ' +
-      `p50 ms @${pacedRate}/s | added | p99 ms @${pacedRate}/s | added | stream TTFB p50 ms | added | peak RSS MB | CPU µs/req, machine | errors |`,
+      `p50 ms @${pacedRate}/s | added | p99 ms @${pacedRate}/s | added | stream TTFB p50 ms | added | RSS MB under load | peak RSS MB | CPU µs/req, machine | errors |`,
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const result of results) {
     const derived = compared(result, floor);
     const isFloor = result === floor;
@@ -62,7 +65,7 @@ export function printReport(results: readonly TargetResult[], floor: TargetResul
       `| ${result.name} | ${Math.round(result.perSecond)} | ${derived.throughputRatio.toFixed(2)} | ${fixed(result.cpu.own, 0)} | ${fixed(derived.ownCpuRatio, 2)} | ` +
         `${fixed(result.cpu.postgres, 0)} | ${fixed(result.cpu.redis, 0)} | ${fixed(derived.postgresPlusRedisRatio, 2)} | ` +
         `${fixed(result.paced.p50, 2)} | ${isFloor ? '-' : fixed(derived.pacedAddedP50, 2)} | ${fixed(result.paced.p99, 2)} | ${isFloor ? '-' : fixed(derived.pacedAddedP99, 2)} | ` +
-        `${fixed(result.streaming.p50, 2)} | ${isFloor ? '-' : fixed(derived.streamingAddedP50, 2)} | ${fixed(result.peakRssBytes === undefined ? undefined : result.peakRssBytes / 2 ** 20, 0)} | ` +
+        `${fixed(result.streaming.p50, 2)} | ${isFloor ? '-' : fixed(derived.streamingAddedP50, 2)} | ${megabytes(result.loadedRssBytes)} | ${megabytes(result.peakRssBytes)} | ` +
         `${fixed(result.cpu.machine, 0)} | ${errors} |`,
     );
   }

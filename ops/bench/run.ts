@@ -133,7 +133,18 @@ async function measure(target: Target, redisPid: number | undefined): Promise<Ta
   const options = { url: target.origin + target.path, method: 'POST' as const, headers: { 'content-type': 'application/json', ...target.headers }, body: BODY, connections: CONNECTIONS };
   await autocannon({ ...options, duration: 2 }); // warm-up: JIT, pools, caches
   const before = await cpuReading(target, redisPid);
-  const result = await autocannon({ ...options, duration: SECONDS });
+  // the resident set under load, sampled (VmHWM would include start-up, e.g. PGlite's initdb)
+  let loadedRss: number | undefined;
+  const sampler = setInterval(() => {
+    const rss = target.pids[0] === undefined ? undefined : memoryOf(target.pids[0], 'VmRSS');
+    if (rss !== undefined) loadedRss = Math.max(loadedRss ?? 0, rss);
+  }, 250);
+  let result: autocannon.Result;
+  try {
+    result = await autocannon({ ...options, duration: SECONDS });
+  } finally {
+    clearInterval(sampler);
+  }
   const after = await cpuReading(target, redisPid);
   const total = result.requests.total;
   const perRequest = (seconds: number | undefined) => (seconds === undefined || total === 0 ? undefined : (seconds * 1e6) / total);
@@ -158,6 +169,7 @@ async function measure(target: Target, redisPid: number | undefined): Promise<Ta
     paced: { ratePerSecond: PACED_RATE, p50: latency.p50, p99: latency.p99, errors: latency.errors },
     streaming: { ratePerSecond: STREAM_RATE, p50: streaming.p50, p99: streaming.p99, errors: streaming.errors },
     peakRssBytes: target.pids[0] === undefined ? undefined : memoryOf(target.pids[0], 'VmHWM'),
+    loadedRssBytes: loadedRss,
   };
 }
 
