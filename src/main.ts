@@ -18,6 +18,9 @@ import { ensureActiveGeneration } from '../projections/projection-generations.js
 import { ProjectionRunner } from '../projections/projection-runner.js';
 import { eventCatalogue, projections } from '../projections/registry.js';
 import { createLogger, type Logger } from './logger.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { MeasuredEventStore } from './metrics/measured-event-store.js';
+import { metricsRoutes } from './metrics/metrics-routes.js';
 import { InFlightRequests } from './pipeline/in-flight-requests.js';
 import { endpointRoutes } from './pipeline/endpoint-routes.js';
 import { modelsRoute } from './pipeline/models-route.js';
@@ -47,7 +50,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const clock = options.clock ?? systemClock;
   const mode = runtimeMode(config);
   const catalog = await CatalogStore.open(config.CATALOG_FILE, logger);
-  const core = await openCore(config, logger, clock);
+  const metrics = new GatewayMetrics();
+  const core = await openCore(config, logger, clock, { decorateStore: (store) => new MeasuredEventStore(store, metrics) });
   const { database, store, accounts, directory, commands, readiness } = core;
   const closeResources = () => core.close();
 
@@ -93,6 +97,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       logger,
       readiness,
       routers: [
+        // first: it observes the requests the routes after it answer
+        metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger }),
         endpointRoutes(pipeline),
         modelsRoute(pipeline),
         adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely })],

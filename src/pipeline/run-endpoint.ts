@@ -77,6 +77,7 @@ async function runWithBody<Parsed extends EndpointRequest, Kind extends BodyKind
   const request = spec.parse(body);
   const model = resolveModel(spec, request, caller, deps);
   record.model = model.id;
+  record.provider = model.provider.name;
   const estimate = spec.estimate(request, model, body);
 
   const admission = await deps.rateLimiter.admit(caller.key.keyId, context.requestId, estimate.rateLimitTokens, {
@@ -84,6 +85,7 @@ async function runWithBody<Parsed extends EndpointRequest, Kind extends BodyKind
     tokensPerMinute: caller.key.tpm,
   });
   if (!admission.allowed) {
+    record.rateLimited = admission.reason;
     const limit = admission.reason === 'requests' ? `${caller.key.rpm} requests` : `${caller.key.tpm} tokens`;
     throw new GatewayError('rate_limit_exceeded', `more than ${limit} per minute for this key`, { retryAfterSeconds: Math.ceil(admission.retryAfterMs / 1000) });
   }
