@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createScratchDatabase } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
-import { TEST_ADMIN_TOKEN } from '../support/test-gateway.js';
+import { startTestGateway, TEST_ADMIN_TOKEN } from '../support/test-gateway.js';
 import { postText } from '../support/text-format-client.js';
 
 const METRICS_TOKEN = 'scraper-token-0123456789abcdef';
@@ -172,4 +172,28 @@ describe('GET /metrics', () => {
     for (const outcome of ['ok', 'conflict', 'error']) expect(samples.has(`gateway_event_append_seconds_count{outcome="${outcome}"}`), outcome).to.equal(true);
     expect(samples.get('gateway_event_append_seconds_count{outcome="ok"}')).to.be.greaterThan(0);
   });
+});
+
+/**
+ * Production mode without ADMIN_TOKEN: the admin API is off, and so is /metrics unless METRICS_TOKEN gives
+ * the scraper a token of its own (an operator who set no token expects nothing to be readable).
+ */
+describe('GET /metrics without an admin token', () => {
+  for (const [title, env, token, status] of [
+    ['is off when no token is set', {}, 'any-token-at-all-0123456789', 401],
+    ['answers METRICS_TOKEN alone', { METRICS_TOKEN }, METRICS_TOKEN, 200],
+  ] as const) {
+    it(title, async () => {
+      const gateway = await startTestGateway({ ADMIN_TOKEN: '', ...env });
+      try {
+        expect(gateway.adminToken).to.equal(undefined);
+        expect((await fetch(`${gateway.url}/metrics`)).status).to.equal(401);
+        const response = await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+        expect(response.status).to.equal(status);
+        await response.text();
+      } finally {
+        await gateway.dispose();
+      }
+    });
+  }
 });
