@@ -86,7 +86,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       // Printed once, on the start that generated it; it stays in DATA_DIR/admin-token.
       process.stdout.write(`admin token (shown once, kept in ${config.DATA_DIR}/admin-token): ${admin.token}\n`);
     } else if (!admin.token) {
-      logger.warn('ADMIN_TOKEN is not set: the admin HTTP API is off (the admin CLI still works)');
+      const metricsOff = config.METRICS_TOKEN ? '' : '; so is GET /metrics, unless METRICS_TOKEN is set';
+      logger.warn(`ADMIN_TOKEN is not set: the admin HTTP API is off (the admin CLI still works)${metricsOff}`);
     }
 
     const providers = new UndiciProviderClient();

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { Logger } from '../logger.js';
 import { requestContext } from '../pipeline/request-context.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { refreshScrapedMetrics, type MetricsSources } from './metrics-sources.js';
@@ -18,7 +19,7 @@ export interface MetricsRouteDependencies extends MetricsSources {
  */
 export function metricsRoutes(deps: MetricsRouteDependencies): Router {
   const router = Router();
-  router.use(observeRequests(deps.metrics));
+  router.use(observeRequests(deps.metrics, deps.logger));
   router.get('/metrics', requireMetricsToken(deps.tokens), async (_req, res) => {
     await refreshScrapedMetrics(deps.metrics, deps);
     const text = await deps.metrics.exposition();
@@ -29,22 +30,27 @@ export function metricsRoutes(deps: MetricsRouteDependencies): Router {
   return router;
 }
 
-function observeRequests(metrics: GatewayMetrics): RequestHandler {
+function observeRequests(metrics: GatewayMetrics, logger: Logger): RequestHandler {
   return (_req, res, next) => {
     const started = performance.now();
-    res.once('close', async () => {
+    res.once('close', () => {
       // measured like the request log's durationMs: until the answer is out, not until the settle is written
       const durationMs = performance.now() - started;
       const context = requestContext(res);
-      await context.handled;
-      const record = context.record;
-      if (record?.endpoint === undefined) return;
-      metrics.observeRequest({
-        record,
-        status: res.headersSent ? res.statusCode : 499,
-        durationMs,
-        firstEventMs: record.firstEventAt === undefined ? undefined : record.firstEventAt - started,
-      });
+      const observe = () => {
+        const record = context.record;
+        if (record?.endpoint === undefined) return;
+        metrics.observeRequest({
+          record,
+          status: res.headersSent ? res.statusCode : 499,
+          durationMs,
+          firstEventMs: record.firstEventAt === undefined ? undefined : record.firstEventAt - started,
+        });
+      };
+      // a fault in the metrics must never take the process down with an unhandled rejection
+      Promise.resolve(context.handled)
+        .then(observe)
+        .catch((error: unknown) => logger.warn({ err: error, requestId: context.requestId }, 'could not record the metrics of a request'));
     });
     next();
   };
