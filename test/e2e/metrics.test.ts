@@ -3,6 +3,7 @@ import { createScratchDatabase } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
 import { startTestGateway, TEST_ADMIN_TOKEN } from '../support/test-gateway.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 import { postText } from '../support/text-format-client.js';
 
 const METRICS_TOKEN = 'scraper-token-0123456789abcdef';
@@ -196,4 +197,44 @@ describe('GET /metrics without an admin token', () => {
       }
     });
   }
+});
+
+/**
+ * Process and request metrics matter most while a store is down: a scrape then still answers, without the
+ * read-model gauges, and counts the sources it could not read.
+ */
+describe('GET /metrics while Postgres is away', function () {
+  this.timeout(60_000);
+
+  it('answers with what it has and counts the sources it could not read', async () => {
+    const scratch = await createScratchDatabase('metrics_outage');
+    const target = new URL(scratch.url);
+    let proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    const proxied = new URL(scratch.url);
+    proxied.port = String(proxy.port);
+    const gateway = await startTestGateway({ DATABASE_URL: proxied.toString(), METRICS_TOKEN });
+    const scrape = async () => {
+      const response = await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      return { status: response.status, samples: parseExposition(await response.text()) };
+    };
+    try {
+      const healthy = await scrape();
+      expect(healthy.status).to.equal(200);
+      expect(healthy.samples.get('gateway_open_reservations')).to.equal(0);
+      expect(healthy.samples.has('gateway_metrics_source_errors_total{source="reservations"}')).to.equal(false);
+
+      await proxy.close();
+      const away = await scrape();
+      expect(away.status).to.equal(200);
+      expect(away.samples.get('gateway_metrics_source_errors_total{source="reservations"}')).to.equal(1);
+      expect(away.samples.get('gateway_metrics_source_errors_total{source="projections"}')).to.equal(1);
+      expect(away.samples.get('process_cpu_user_seconds_total')).to.be.greaterThan(0);
+    } finally {
+      // back where the pool reconnects, so the gateway stops cleanly
+      proxy = await startTcpProxy(target.hostname, Number(target.port || 5432), Number(proxied.port));
+      await gateway.dispose();
+      await proxy.close();
+      await scratch.drop();
+    }
+  });
 });
