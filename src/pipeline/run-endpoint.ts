@@ -40,11 +40,12 @@ async function runSteps<Parsed extends EndpointRequest, Kind extends BodyKind>(
 ): Promise<void> {
   const context = requestContext(res);
   context.errorStyle = spec.errorStyle;
+  // first, so that every refusal of this endpoint (a 413 too) is logged and counted under its name
+  const record: RequestRecord = (context.record = { endpoint: spec.name });
   if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', 'off');
   refuseDeclaredOversize(req, spec.bodyLimit);
   const now = deps.clock.now();
 
-  const record: RequestRecord = (context.record = { endpoint: spec.name });
   const caller = authenticate(req.headers, deps.directory, now);
   Object.assign(record, { keyId: caller.key.keyId, orgId: caller.organization.orgId, spaceId: caller.spaceId });
   if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', piiMaskingFor(req.headers, caller.organization));

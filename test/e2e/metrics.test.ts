@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { request as httpRequest } from 'node:http';
 import { createScratchDatabase } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
@@ -21,6 +22,22 @@ function parseExposition(text: string): Scrape {
     samples.set(line.slice(0, cut), Number(line.slice(cut + 1)));
   }
   return samples;
+}
+
+/** Declares a body over the 32 MiB limit and sends a few bytes; resolves with the status, which comes at once. */
+function declaredOversize(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(33 * 1024 * 1024) } });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => {
+        resolve(res.statusCode!);
+        req.destroy();
+      });
+    });
+    req.on('error', reject);
+    req.write('{"model":');
+  });
 }
 
 /**
@@ -86,6 +103,7 @@ describe('GET /metrics', () => {
     harness.openai.enqueue({ text: 'fine', usage: { inputTokens: 10, outputTokens: 2 } });
     expect((await chat(secret)).status, 'ok').to.equal(200);
     expect((await postText(harness.gateway.url, 'chat', secret, { model: 'nobody/nothing', messages: [{ role: 'user', content: 'hi' }] })).status, 'client error').to.equal(404);
+    expect(await declaredOversize(`${harness.gateway.url}/v1/embeddings`), 'refused before anything else').to.equal(413);
     harness.openai.enqueue({ error: { status: 500 } });
     expect((await chat(secret)).status, 'provider error').to.equal(500);
     harness.openai.enqueue({ text: 'one two three', usage: { inputTokens: 10, outputTokens: 3 } });
@@ -107,6 +125,7 @@ describe('GET /metrics', () => {
       expect(moved(before, after, CHAT), 'answered 200: ok, stream, broken stream, the limited key’s first').to.equal(4);
     }, 2_000);
     expect(moved(before, after, 'gateway_requests_total{endpoint="chat",model="",status="404"}'), 'unknown model: no model label').to.equal(1);
+    expect(moved(before, after, 'gateway_requests_total{endpoint="embeddings",model="",status="413"}'), 'body declared too large').to.equal(1);
     expect(moved(before, after, 'gateway_requests_total{endpoint="chat",model="openai/gpt-4o-mini",status="500"}')).to.equal(1);
     expect(moved(before, after, 'gateway_requests_total{endpoint="chat",model="openai/gpt-4o-mini",status="429"}')).to.equal(1);
     // the provider was called by five of them: ok, provider error, stream, broken stream, the limited key's first
