@@ -19,7 +19,8 @@ const LAYERS = [
   { core: '^src/core\\.ts$' },
   // The admin API: routes mounted next to the pipeline's; it reads bodies with the pipeline's helpers.
   { admin: '^src/admin/' },
-  { http: '^src/http/' },
+  // metrics: the /metrics route and its request observer, mounted by main beside the http app's routes.
+  { http: '^src/http/', metrics: '^src/metrics/' },
   { pipeline: '^src/pipeline/' },
   { endpoints: '^src/endpoints/' },
   // Read models: fed from the ledger's and access's event catalogues.

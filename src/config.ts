@@ -33,6 +33,8 @@ const configSchema = z.object({
   /** What a model request gets while Redis cannot be reached (src/ratelimit/outage-aware-rate-limiter.ts). */
   REDIS_OUTAGE: z.enum(['fail-closed', 'fail-open']).default('fail-closed'),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** A bearer token for `GET /metrics` alone, so the scraper need not hold the admin token (src/metrics). */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   CATALOG_FILE: z.string().trim().min(1).default('ops/catalog.example.yaml'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
@@ -44,6 +46,9 @@ const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** The names of every variable the gateway reads (provider keys aside: the catalog names those). */
+export const configVariables: readonly string[] = Object.keys(configSchema.shape);
 
 /** Thrown for a bad environment; its message is the one line printed before exiting. */
 export class ConfigError extends Error {

@@ -33,6 +33,11 @@ export interface Core {
   close(): Promise<void>;
 }
 
+export interface CoreOptions {
+  /** Wraps the event store where it is built, so every user of the core gets the same one (the gateway's metrics). */
+  readonly decorateStore?: (store: EventStore) => EventStore;
+}
+
 const RELEASE_TIMEOUT_MS = 5_000;
 
 /**
@@ -50,7 +55,7 @@ export async function openDatabase(config: Config, postgres: Omit<PostgresOption
   }
 }
 
-export async function openCore(config: Config, logger: Logger, clock: Clock): Promise<Core> {
+export async function openCore(config: Config, logger: Logger, clock: Clock, options: CoreOptions = {}): Promise<Core> {
   const database = await openDatabase(config);
   const resources: Array<() => Promise<unknown>> = [() => database.close()];
   // Each resource gets a bounded time to close: a client stuck reconnecting to a dead Redis or
@@ -75,7 +80,8 @@ export async function openCore(config: Config, logger: Logger, clock: Clock): Pr
       readiness.push({ name: 'redis', check: async () => void (await redis.ping()), optional: failOpen });
       rateLimiter = new OutageAwareRateLimiter(new RedisRateLimiter(redis, config.REDIS_PREFIX, clock), config.REDIS_OUTAGE, rateLimiter, logger);
     }
-    const store: EventStore = createEventStore(config, database);
+    const adapter = createEventStore(config, database);
+    const store: EventStore = options.decorateStore ? options.decorateStore(adapter) : adapter;
     resources.push(() => store.close());
     if (config.EVENTSTORE_URL) readiness.push({ name: 'eventstore', check: () => store.ping() });
     const accounts = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock, logger });

@@ -18,6 +18,9 @@ import { ensureActiveGeneration } from '../projections/projection-generations.js
 import { ProjectionRunner } from '../projections/projection-runner.js';
 import { eventCatalogue, projections } from '../projections/registry.js';
 import { createLogger, type Logger } from './logger.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { MeasuredEventStore } from './metrics/measured-event-store.js';
+import { metricsRoutes } from './metrics/metrics-routes.js';
 import { InFlightRequests } from './pipeline/in-flight-requests.js';
 import { endpointRoutes } from './pipeline/endpoint-routes.js';
 import { modelsRoute } from './pipeline/models-route.js';
@@ -47,7 +50,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const clock = options.clock ?? systemClock;
   const mode = runtimeMode(config);
   const catalog = await CatalogStore.open(config.CATALOG_FILE, logger);
-  const core = await openCore(config, logger, clock);
+  const metrics = new GatewayMetrics();
+  const core = await openCore(config, logger, clock, { decorateStore: (store) => new MeasuredEventStore(store, metrics) });
   const { database, store, accounts, directory, commands, readiness } = core;
   const closeResources = () => core.close();
 
@@ -82,7 +86,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       // Printed once, on the start that generated it; it stays in DATA_DIR/admin-token.
       process.stdout.write(`admin token (shown once, kept in ${config.DATA_DIR}/admin-token): ${admin.token}\n`);
     } else if (!admin.token) {
-      logger.warn('ADMIN_TOKEN is not set: the admin HTTP API is off (the admin CLI still works)');
+      const metricsOff = config.METRICS_TOKEN ? '' : '; so is GET /metrics, unless METRICS_TOKEN is set';
+      logger.warn(`ADMIN_TOKEN is not set: the admin HTTP API is off (the admin CLI still works)${metricsOff}`);
     }
 
     const providers = new UndiciProviderClient();
@@ -93,6 +98,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       logger,
       readiness,
       routers: [
+        // first: it observes the requests the routes after it answer
+        metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger }),
         endpointRoutes(pipeline),
         modelsRoute(pipeline),
         adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely })],

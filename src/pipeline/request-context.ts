@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Nanodollars } from '../billing/money.js';
 import type { ErrorStyle } from '../errors/render-error.js';
+import type { ProviderFailureKind } from './provider-failure-kind.js';
 import type { Closing } from './settle-step.js';
 
 /** What the gateway keeps about one request in `res.locals`. */
@@ -10,7 +11,7 @@ export interface RequestContext {
   errorStyle: ErrorStyle;
   /** The raw request body (POST, PUT, PATCH), read within the body limit; empty when none was sent. */
   body?: Buffer;
-  /** What the pipeline learned about the request, for its log line (src/http/request-log.ts). */
+  /** What the pipeline learned about the request, for its log line (src/http/request-log.ts) and the metrics (src/metrics). */
   record?: RequestRecord;
   /** Settles when the pipeline is done with the request, the reservation closed (after the answer was sent). */
   handled?: Promise<void>;
@@ -23,6 +24,14 @@ export interface RequestRecord {
   orgId?: string;
   spaceId?: string | null;
   model?: string;
+  /** The catalog's name of the model's provider. */
+  provider?: string;
+  /** Which per-minute limit refused the request (429). */
+  rateLimited?: 'requests' | 'tokens';
+  /** How the provider failed, when it did (its own error status, or no usable answer). */
+  providerFailure?: ProviderFailureKind;
+  /** `performance.now()` when a stream's first event was written to the client. */
+  firstEventAt?: number;
   /** How the reservation ended, with the usage it was closed on. */
   closing?: Closing;
   cost?: Nanodollars;

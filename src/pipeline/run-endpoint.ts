@@ -40,11 +40,12 @@ async function runSteps<Parsed extends EndpointRequest, Kind extends BodyKind>(
 ): Promise<void> {
   const context = requestContext(res);
   context.errorStyle = spec.errorStyle;
+  // first, so that every refusal of this endpoint (a 413 too) is logged and counted under its name
+  const record: RequestRecord = (context.record = { endpoint: spec.name });
   if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', 'off');
   refuseDeclaredOversize(req, spec.bodyLimit);
   const now = deps.clock.now();
 
-  const record: RequestRecord = (context.record = { endpoint: spec.name });
   const caller = authenticate(req.headers, deps.directory, now);
   Object.assign(record, { keyId: caller.key.keyId, orgId: caller.organization.orgId, spaceId: caller.spaceId });
   if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', piiMaskingFor(req.headers, caller.organization));
@@ -77,6 +78,7 @@ async function runWithBody<Parsed extends EndpointRequest, Kind extends BodyKind
   const request = spec.parse(body);
   const model = resolveModel(spec, request, caller, deps);
   record.model = model.id;
+  record.provider = model.provider.name;
   const estimate = spec.estimate(request, model, body);
 
   const admission = await deps.rateLimiter.admit(caller.key.keyId, context.requestId, estimate.rateLimitTokens, {
@@ -84,6 +86,7 @@ async function runWithBody<Parsed extends EndpointRequest, Kind extends BodyKind
     tokensPerMinute: caller.key.tpm,
   });
   if (!admission.allowed) {
+    record.rateLimited = admission.reason;
     const limit = admission.reason === 'requests' ? `${caller.key.rpm} requests` : `${caller.key.tpm} tokens`;
     throw new GatewayError('rate_limit_exceeded', `more than ${limit} per minute for this key`, { retryAfterSeconds: Math.ceil(admission.retryAfterMs / 1000) });
   }

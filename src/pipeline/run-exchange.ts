@@ -6,11 +6,12 @@ import { isJsonObject, type JsonObject } from '../formats/json-value.js';
 import { createUsage, type Usage } from '../billing/usage.js';
 import type { ProviderBodyResponse } from '../providers/provider-client.js';
 import { KEY_REVOKED } from './in-flight-requests.js';
+import { failureOfError, failureOfStatus, failureOfStream } from './provider-failure-kind.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
 import type { Reservation } from './reserve-step.js';
 import { correctRateLimit } from './rate-limit-correction.js';
 import { closeReservation, type Closing } from './settle-step.js';
-import { requestContext } from './request-context.js';
+import { requestContext, type RequestRecord } from './request-context.js';
 import { streamReply } from './stream-reply.js';
 
 /** What the pipeline has decided about the request when the reservation is made. */
@@ -82,17 +83,18 @@ export async function runExchange<Parsed extends EndpointRequest, Kind extends B
   };
   let outcome: Outcome;
   const providerClock = new ProviderClock();
+  const record: RequestRecord = (requestContext(res).record ??= {});
   try {
-    outcome = await serve(spec, exchange, res, providerClock);
+    outcome = await serve(spec, exchange, res, providerClock, record);
   } catch (error) {
     outcome = failed(error, controller.signal);
+    if (!controller.signal.aborted) record.providerFailure = failureOfError(error);
   } finally {
     res.off('close', onClose);
     untrack();
   }
   const cost = await closeReservation(deps.accounts, model, reservation, outcome.closing, deps.logger);
-  const record = requestContext(res).record;
-  if (record) Object.assign(record, { closing: outcome.closing, cost, providerMs: providerClock.elapsedMs() });
+  Object.assign(record, { closing: outcome.closing, cost, providerMs: providerClock.elapsedMs() });
   correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, outcome.closing.kind === 'release' ? 0 : tokensOf(outcome.closing.usage));
   if (outcome.error !== undefined) throw outcome.error;
 }
@@ -102,11 +104,13 @@ async function serve<Parsed extends EndpointRequest, Kind extends BodyKind>(
   exchange: Exchange<Parsed, Kind>,
   res: Response,
   providerClock: ProviderClock,
+  record: RequestRecord,
 ): Promise<Outcome> {
   const answer = await spec.call(exchange);
   if (answer.type === 'body') {
     providerClock.stop(); // the whole body has arrived
     if (answer.status >= 400) {
+      record.providerFailure = failureOfStatus(answer.status);
       // Spec 7.3.2: the provider's own error, as it is (status, body, Retry-After).
       sendProviderError(res, answer);
       return { closing: { kind: 'release', reason: 'provider_error' } };
@@ -123,8 +127,10 @@ async function serve<Parsed extends EndpointRequest, Kind extends BodyKind>(
     answer.events.cancel();
     throw new GatewayError('provider_error', 'the provider answered with an event stream where a JSON body was expected');
   }
-  const usage = await spec.stream(exchange, answer.events, streamReply(res));
+  const usage = await spec.stream(exchange, answer.events, streamReply(res, record));
   providerClock.stop(); // the gateway's work on a stream overlaps the provider's; counted as the provider's
+  // the endpoint ends a broken stream with its format's error event and settles what arrived
+  record.providerFailure = failureOfStream(answer.events.failure);
   return { closing: exchange.revoked() ? { kind: 'cut_off', usage } : { kind: 'settle', usage } };
 }
 

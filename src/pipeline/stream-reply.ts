@@ -1,13 +1,14 @@
 import type { Response } from 'express';
 import type { StreamReply } from '../endpoints/endpoint-spec.js';
 import { formatSseEvent, type SseEvent } from '../formats/sse-event.js';
+import type { RequestRecord } from './request-context.js';
 
 /**
  * A streaming endpoint's events, written as SSE frames as they come. Frames produced from one provider
  * event are written under one cork, so a burst goes out in one packet instead of one write each (writes
  * per event dominated the profile).
  */
-export function streamReply(res: Response): StreamReply {
+export function streamReply(res: Response, record: RequestRecord): StreamReply {
   return {
     start() {
       res.writeHead(200, {
@@ -18,7 +19,11 @@ export function streamReply(res: Response): StreamReply {
       });
       res.flushHeaders();
     },
-    write: (events) => writeEvents(res, events),
+    write(events) {
+      // the client's time to first byte (the metrics): headers alone do not count, the first event does
+      if (record.firstEventAt === undefined && events.length > 0) record.firstEventAt = performance.now();
+      return writeEvents(res, events);
+    },
     drain: () =>
       new Promise<void>((resolve) => {
         if (!res.writableNeedDrain || res.destroyed) return resolve();

@@ -31,7 +31,7 @@ export class DispatchEventStream implements ProviderEventStream, AsyncIterator<S
   private head = 0;
   private waiter: Waiter | undefined;
   private state: 'open' | 'ended' | 'failed' | 'cancelled' = 'open';
-  private failure: { kind: ProviderStreamFailure; cause: unknown } | undefined;
+  private broken: { kind: ProviderStreamFailure; cause: unknown } | undefined;
   private received = 0;
   private iterated = false;
   private paused = false;
@@ -41,6 +41,10 @@ export class DispatchEventStream implements ProviderEventStream, AsyncIterator<S
 
   get eventsReceived(): number {
     return this.received;
+  }
+
+  get failure(): ProviderStreamFailure | undefined {
+    return this.broken?.kind;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<SseEvent, undefined> {
@@ -105,7 +109,7 @@ export class DispatchEventStream implements ProviderEventStream, AsyncIterator<S
   fail(kind: ProviderStreamFailure, cause: unknown): void {
     if (this.state !== 'open') return;
     this.state = 'failed';
-    this.failure = { kind, cause };
+    this.broken = { kind, cause };
     if (this.waiter && this.head >= this.queue.length) {
       this.waiter.reject(this.takeFailure());
       this.waiter = undefined;
@@ -140,7 +144,7 @@ export class DispatchEventStream implements ProviderEventStream, AsyncIterator<S
 
   /** The error is thrown once; after it the iterator is done. */
   private takeFailure(): ProviderStreamError {
-    const failure = this.failure!;
+    const failure = this.broken!;
     this.state = 'ended';
     return new ProviderStreamError(failure.kind, this.received, { cause: failure.cause });
   }

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Provider } from '../catalog/catalog.js';
 import type { SseEvent } from '../formats/sse-event.js';
+import type { ProviderStreamFailure } from './provider-stream-error.js';
 
 export type ProviderHttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -63,6 +64,8 @@ export type ProviderResponse = ProviderBodyResponse | ProviderStreamResponse;
 export interface ProviderEventStream extends AsyncIterable<SseEvent> {
   /** Events yielded so far. */
   readonly eventsReceived: number;
+  /** Why the stream broke off, once it has (also after the consumer caught the error); undefined otherwise. */
+  readonly failure: ProviderStreamFailure | undefined;
   /** Stops reading and closes the upstream request; safe to call at any time, also before iterating. */
   cancel(): void;
 }

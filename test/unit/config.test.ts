@@ -36,6 +36,7 @@ describe('config', () => {
     [{ EVENTSTORE_URL: 'http://x:2113' }, 'EVENTSTORE_URL', /esdb:\/\//],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN', /16 characters/],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN', /16 characters/],
     [{ PROJECTIONS: 'elsewhere' }, 'PROJECTIONS', /in-process/],
     // embedded mode: only the gateway can open DATA_DIR, so no worker could project beside it
     [{ PROJECTIONS: 'off' }, 'PROJECTIONS', /needs DATABASE_URL/],

@@ -1,0 +1,72 @@
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type GlobalPosition,
+  type LagSample,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from '../eventstore/event-store.js';
+import type { AppendOutcome } from './gateway-metrics.js';
+
+/** Where the measured appends go (GatewayMetrics). */
+export interface AppendObserver {
+  observeAppend(outcome: AppendOutcome, seconds: number, events: number): void;
+}
+
+/**
+ * The event store with its appends timed and their batch sizes counted, whatever the adapter. Applied
+ * once where the core builds the store, so every writer (the ledger's batches, access commands, the
+ * sweeper) is measured in one place; reads and subscriptions pass through untouched.
+ */
+export class MeasuredEventStore implements EventStore {
+  constructor(
+    private readonly inner: EventStore,
+    private readonly observer: AppendObserver,
+  ) {}
+
+  async append(streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    const started = performance.now();
+    try {
+      const result = await this.inner.append(streamId, events, options);
+      this.observer.observeAppend('ok', (performance.now() - started) / 1000, events.length);
+      return result;
+    } catch (error) {
+      this.observer.observeAppend(error instanceof WrongExpectedRevisionError ? 'conflict' : 'error', (performance.now() - started) / 1000, events.length);
+      throw error;
+    }
+  }
+
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    return this.inner.readStream(streamId, options);
+  }
+
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
+    return this.inner.readAll(options);
+  }
+
+  subscribe(options: SubscribeOptions, handler: (event: RecordedEvent) => Promise<void> | void, onError?: (error: unknown) => void): Subscription {
+    return this.inner.subscribe(options, handler, onError);
+  }
+
+  headPosition(): Promise<GlobalPosition | 'start'> {
+    return this.inner.headPosition();
+  }
+
+  eventsAfter(from: GlobalPosition | 'start', limit: number): Promise<LagSample> {
+    return this.inner.eventsAfter(from, limit);
+  }
+
+  ping(): Promise<void> {
+    return this.inner.ping();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
