@@ -14,10 +14,10 @@ import { generatedBytes, MULTIPART_CONTENT_TYPE, MULTIPART_TAIL, multipartHead, 
  * What is asserted is what the gateway holds on to: its JS heap and Buffer memory (`arrayBuffers`, which
  * Node counts as Buffers are allocated and freed; V8's `external` figure lags behind frees) after a full
  * collection, taken while the provider holds its answer (the whole upload has passed through by then).
- * An upload kept in memory would add its 26 MiB there. Resident memory (RSS, read from the OS) is reported too, but only
- * loosely bounded: the chunks that pass through are garbage that V8 frees lazily (it starts a collection
- * once Buffer memory has grown by about 64 MiB), so the peak RSS of a streaming process moves with the
- * collector's timing, not with what it keeps.
+ * An upload kept in memory would add its 26 MiB there. The peak of resident memory (RSS, read from the OS) is printed, not
+ * asserted: the chunks that pass through are garbage that V8 frees lazily (it starts a collection once
+ * Buffer memory has grown by about 64 MiB), so it moves with the collector's timing (+22 to +51 MiB in
+ * runs here), not with what the gateway keeps.
  */
 const MiB = 1024 * 1024;
 const WHISPER = 'openai/whisper-1';
@@ -79,7 +79,11 @@ describe('a 26 MiB transcription', function () {
     const fileSize = 26 * MiB - 1024;
     const answer = transcribe(fileSize);
     await eventuallyTrue(() => openai.requests.length > 0 && (openai.lastRequest!.body as { file?: { size: number } }).file?.size === fileSize);
-    const retainedDuring = await gateway.retainedAfterGc();
+    // Held means still there a moment later: the smaller of two readings 300 ms apart, so that something
+    // passing through the process at the first reading is not taken for the upload.
+    const firstReading = await gateway.retainedAfterGc();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const retainedDuring = Math.min(firstReading, await gateway.retainedAfterGc());
     release();
     const done = await answer.finally(() => clearInterval(sampler));
     expect(done.status, done.text).to.equal(200);
@@ -88,7 +92,5 @@ describe('a 26 MiB transcription', function () {
     const resident = residentPeak - residentBefore;
     console.log(`      26 MiB upload: retained ${(retained / MiB).toFixed(1)} MiB, resident peak +${(resident / MiB).toFixed(1)} MiB`);
     expect(retained, 'held in memory while the provider works').to.be.below(2 * MiB);
-    // loose: garbage awaiting collection is bounded by V8's 64 MiB trigger, not by the file
-    expect(resident, 'resident memory peak').to.be.below(80 * MiB);
   });
 });
