@@ -37,7 +37,7 @@ describe('console: session, CSRF and built files', function () {
     expect(response.status).to.equal(204);
     const setCookie = response.headers.get('set-cookie')!;
     const cookie = setCookie.split(';')[0]!;
-    const session = await (await send('/console/session', { headers: { cookie } })).json();
+    const session = (await (await send("/console/session", { headers: { cookie } })).json()) as any;
     return { setCookie, cookie, csrf: session.csrf_token as string };
   }
 
@@ -55,7 +55,7 @@ describe('console: session, CSRF and built files', function () {
         const response = await send('/console/session', { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
         expect(response.status, token).to.be.oneOf([400, 401]);
         expect(response.headers.get('set-cookie')).to.equal(null);
-        const body = await response.json();
+        const body = (await response.json()) as any;
         expect(body.error.code).to.equal(token ? 'invalid_admin_token' : 'invalid_request');
       }
     });
@@ -63,7 +63,7 @@ describe('console: session, CSRF and built files', function () {
     it('refuses a sign-in posted from another origin, even with the right token', async () => {
       const response = await send('/console/session', { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TEST_ADMIN_TOKEN}` });
       expect(response.status).to.equal(403);
-      expect((await response.json()).error.code).to.equal('csrf_check_failed');
+      expect(((await response.json()) as any).error.code).to.equal('csrf_check_failed');
       expect(response.headers.get('set-cookie')).to.equal(null);
     });
 
@@ -71,12 +71,12 @@ describe('console: session, CSRF and built files', function () {
       const { cookie } = await signIn();
       const altered = cookie.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A'));
       const otherExpiry = cookie.replace(/=(\d+)\./, (_all, expiry: string) => `=${Number(expiry) + 1000}.`);
-      for (const headers of [{}, { cookie: altered }, { cookie: otherExpiry }, { cookie: 'gw_console=garbage' }]) {
+      for (const headers of [{} as Record<string, string>, { cookie: altered }, { cookie: otherExpiry }, { cookie: 'gw_console=garbage' }]) {
         const response = await send('/console/session', { headers });
         expect(response.status, JSON.stringify(headers)).to.equal(401);
         const admin = await send('/admin/v1/organizations', { headers });
         expect(admin.status, JSON.stringify(headers)).to.equal(401);
-        expect((await admin.json()).error.code).to.equal('invalid_admin_token');
+        expect(((await admin.json()) as any).error.code).to.equal('invalid_admin_token');
       }
     });
   });
@@ -87,14 +87,14 @@ describe('console: session, CSRF and built files', function () {
       const organization = await admin.ok('POST', '/organizations', { name: 'Read with cookie' });
       const response = await send(`/admin/v1/organizations/${organization.id}`, { headers: { cookie } });
       expect(response.status).to.equal(200);
-      expect((await response.json()).name).to.equal('Read with cookie');
+      expect(((await response.json()) as any).name).to.equal('Read with cookie');
     });
 
     it('changes nothing for a forged cross-site form: no CSRF header, or another Origin', async () => {
       const { cookie, csrf } = await signIn();
       const organization = await admin.ok('POST', '/organizations', { name: 'Target' });
       const credit = `/admin/v1/organizations/${organization.id}/credits`;
-      const attempts = [
+      const attempts: Array<Record<string, string>> = [
         // what a form on another site sends: the cookie (were it not SameSite), its own Origin, no custom header
         { cookie, origin: 'https://evil.example', 'content-type': 'text/plain' },
         { cookie, origin: 'null', 'content-type': 'text/plain' },
@@ -106,7 +106,7 @@ describe('console: session, CSRF and built files', function () {
       for (const headers of attempts) {
         const response = await send(credit, { method: 'POST', headers, body: '{"amount_usd":"100.00"}' });
         expect(response.status, JSON.stringify(headers)).to.equal(403);
-        expect((await response.json()).error.code).to.equal('csrf_check_failed');
+        expect(((await response.json()) as any).error.code).to.equal('csrf_check_failed');
       }
       const revoke = await send(`/admin/v1/organizations/${organization.id}`, { method: 'PATCH', headers: { cookie, origin: 'https://evil.example', 'content-type': 'text/plain' }, body: '{"status":"blocked"}' });
       expect(revoke.status).to.equal(403);
@@ -170,7 +170,7 @@ describe('console: session, CSRF and built files', function () {
       try {
         const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/console`);
         expect(response.status).to.equal(503);
-        const body = await response.json();
+        const body = (await response.json()) as any;
         expect(body.error.code).to.equal('service_unavailable');
         expect(body.error.message).to.include('npm run build');
       } finally {

@@ -43,7 +43,7 @@ export function KeysTab({ orgId }: { orgId: string }) {
                     <code>{key.id}</code>
                   </td>
                   <td>
-                    <code>…{key.secret_hint}</code>
+                    <code>{key.secret_hint}</code>
                   </td>
                   <td>
                     <span class={`status ${key.status}`}>{key.status}</span>
@@ -112,7 +112,7 @@ function IssueKey({ orgId, employees, onIssued }: { orgId: string; employees: Em
           </label>
           <label>
             Employee
-            <select name="employee_id" value={employeeId} onChange={(event) => setEmployeeId(event.currentTarget.value)}>
+            <select name="employee_id" aria-label="Employee" value={employeeId} onChange={(event) => setEmployeeId(event.currentTarget.value)}>
               <option value="">none</option>
               {employees.map((employee) => (
                 <option key={employee.id} value={employee.id}>

@@ -100,7 +100,7 @@ function AddByName({ what, path, onAdded, teams }: { what: string; path: string;
         {teams ? (
           <label>
             Team
-            <select value={teamId} onChange={(event) => setTeamId(event.currentTarget.value)}>
+            <select aria-label={`Team of the ${what}`} value={teamId} onChange={(event) => setTeamId(event.currentTarget.value)}>
               <option value="">none</option>
               {teams.map((team) => (
                 <option key={team.id} value={team.id}>

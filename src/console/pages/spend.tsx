@@ -45,7 +45,7 @@ export function SpendTab({ orgId }: { orgId: string }) {
         </label>
         <label>
           Stacked by
-          <select name="group_by" value={draft.groupBy} onChange={(event) => setDraft({ ...draft, groupBy: event.currentTarget.value as SpendGroup })}>
+          <select name="group_by" aria-label="Stacked by" value={draft.groupBy} onChange={(event) => setDraft({ ...draft, groupBy: event.currentTarget.value as SpendGroup })}>
             {Object.entries(GROUPS).map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
