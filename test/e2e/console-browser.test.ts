@@ -102,6 +102,20 @@ describe('console in a real browser', function () {
     await browser.screenshot('03-organization-overview');
   });
 
+  it('blocks the organization after a confirmation, and unblocks it', async () => {
+    await page().getByRole('button', { name: 'Block organization' }).click();
+    const dialog = page().getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page().getByTestId('status').textContent()).to.equal('active');
+    await page().getByRole('button', { name: 'Block organization' }).click();
+    await dialog.getByRole('button', { name: 'Block' }).click();
+    await page().getByTestId('status').filter({ hasText: 'blocked' }).waitFor();
+    expect((await harness.admin.ok('GET', `/organizations/${orgId}`)).status).to.equal('blocked');
+    await page().getByRole('button', { name: 'Unblock organization' }).click();
+    await page().getByTestId('status').filter({ hasText: 'active' }).waitFor();
+    expect((await harness.admin.ok('GET', `/organizations/${orgId}`)).status).to.equal('active');
+  });
+
   it('shows the organization in the list with its balance', async () => {
     await page().getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Organizations' }).click();
     const row = page().getByRole('row').filter({ hasText: orgId });
@@ -238,11 +252,22 @@ describe('console in a real browser', function () {
     expect(await alert.textContent()).to.include('Could not add credits').and.include('invalid_request').and.include('HTTP 400');
   });
 
-  it('shows the projections page', async () => {
+  it('shows the projections with their lag, and rebuilds one after a confirmation', async function () {
     await page().getByRole('link', { name: 'Projections' }).click();
     await page().getByRole('heading', { name: 'Projections', level: 1 }).waitFor();
     await page().waitForSelector('table, [role="alert"]');
+    if ((await harness.admin.call('GET', '/projections')).status === 404) {
+      expect(await page().getByRole('alert').textContent()).to.include('route_not_found');
+      await browser.screenshot('09-projections');
+      process.stdout.write('      skipped: this gateway has no GET /admin/v1/projections yet; the page shows that error\n');
+      this.skip();
+    }
+    const row = page().getByRole('row').filter({ hasText: 'ledger' });
+    await row.waitFor();
     await browser.screenshot('09-projections');
+    await row.getByRole('button', { name: 'Rebuild ledger' }).click();
+    await page().getByRole('dialog').getByRole('button', { name: 'Rebuild' }).click();
+    await page().getByRole('status').filter({ hasText: /ledger rebuilt as generation \d+/ }).waitFor({ timeout: 60_000 });
   });
 
   it('keeps keyboard focus visible', async () => {
