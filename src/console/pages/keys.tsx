@@ -55,9 +55,9 @@ export function KeysTab({ orgId }: { orgId: string }) {
                   <td>
                     {key.rpm} rpm, {key.tpm} tpm
                   </td>
-                  <td class="actions">
+                  <td>
                     {key.status !== 'revoked' ? (
-                      <>
+                      <div class="actions">
                         <button type="button" aria-expanded={editing === key.id} onClick={() => setEditing(editing === key.id ? undefined : key.id)}>
                           Edit limits
                         </button>
@@ -69,7 +69,7 @@ export function KeysTab({ orgId }: { orgId: string }) {
                           disabled={revoke.busy}
                           onConfirm={() => void revoke.run(async () => (await admin('POST', `/keys/${encodeURIComponent(key.id)}/revoke`), keys.reload()))}
                         />
-                      </>
+                      </div>
                     ) : null}
                   </td>
                 </tr>
