@@ -7,9 +7,11 @@ import { parseBody } from './admin-schemas.js';
 
 /**
  * Paginated lists from the read models, for the console and scripts (README, "Admin API"):
- * - `GET /admin/v1/organizations?limit&after`: every organization with its balance and reserved amount;
- * - `GET /admin/v1/organizations/{org}/reservations?limit&after`: the organization's open reservations.
- * Oldest first; `after` is the last id of the previous page, `has_more` says whether another follows.
+ * - `GET /admin/v1/organizations?limit&after`: every organization with its balance and reserved amount,
+ *   newest first (the one just created is on the first page);
+ * - `GET /admin/v1/organizations/{org}/reservations?limit&after`: the organization's open reservations,
+ *   oldest first (the ones held longest are the ones to look at).
+ * `after` is the last id of the previous page, `has_more` says whether another follows.
  * The read models follow the log within milliseconds, so a top-up shows here a moment after its answer.
  */
 export const pageQuery = z.strictObject({
@@ -73,8 +75,8 @@ export function adminListRoutes(deps: { readonly readModels: Kysely<object>; rea
         o.created_at::text as created_at, b.balance::text as balance, b.reserved::text as reserved
       from organizations o left join balances b on b.org_id = o.org_id
       where ${after}::text is null
-         or (o.created_at, o.org_id) > (select created_at, org_id from organizations where org_id = ${after})
-      order by o.created_at, o.org_id
+         or (o.created_at, o.org_id) < (select created_at, org_id from organizations where org_id = ${after})
+      order by o.created_at desc, o.org_id desc
       limit ${limit + 1}`.execute(db);
     res.json(
       page(rows, limit, (row) => row.org_id, (row) => ({

@@ -14,7 +14,7 @@ describe('admin API: organization list, open reservations, daily spend', functio
     });
 
   describe('GET /admin/v1/organizations', () => {
-    it('pages through every organization, oldest first, with has_more and after', async () => {
+    it('pages through every organization, newest first, with has_more and after', async () => {
       const { admin } = harness();
       const created: string[] = [];
       for (const name of ['List one', 'List two', 'List three']) created.push((await admin.ok('POST', '/organizations', { name, pii_masking: name === 'List two' })).id);
@@ -38,7 +38,7 @@ describe('admin API: organization list, open reservations, daily spend', functio
       expect(new Set(ids).size, 'no organization on two pages').to.equal(ids.length);
       const positions = created.map((id) => ids.indexOf(id));
       expect(positions.every((position) => position >= 0)).to.equal(true);
-      expect([...positions].sort((a, b) => a - b)).to.deep.equal(positions);
+      expect([...positions].sort((a, b) => b - a)).to.deep.equal(positions);
       expect(seen[positions[1]!]).to.deep.include({ name: 'List two', status: 'active', pii_masking: true, balance_usd: '0.00', reserved_usd: '0.00', spend_limits: { daily_usd: null, monthly_usd: null } });
     });
 

@@ -126,6 +126,21 @@ describe('console in a real browser', function () {
     await browser.screenshot('02-organizations');
   });
 
+  it('pages the organization list: 20 newer ones push it to the second page', async () => {
+    for (let index = 1; index <= 20; index++) await harness.admin.ok('POST', '/organizations', { name: `Newer ${index}` });
+    const pager = page().getByRole('navigation', { name: 'Organizations pages' });
+    await eventually(async () => {
+      await page().reload();
+      expect(await page().getByRole('link', { name: 'Newer 20' }).count()).to.equal(1);
+    });
+    expect(await page().getByRole('row').filter({ hasText: orgId }).count()).to.equal(0);
+    await pager.getByRole('button', { name: 'Next page' }).click();
+    await page().getByRole('row').filter({ hasText: orgId }).waitFor();
+    expect(await pager.textContent()).to.include('Page 2');
+    await pager.getByRole('button', { name: 'Previous page' }).click();
+    await page().getByRole('link', { name: 'Newer 20' }).waitFor();
+  });
+
   it('adds a team, an employee and a space', async () => {
     await page().goto(`${harness.gateway.url}/console#/organizations/${orgId}/people`);
     await page().getByLabel('New team', { exact: true }).fill('Research');
