@@ -13,6 +13,7 @@ import { spendReport } from './spend-report.js';
 import { adminAccess } from './admin-access.js';
 import { adminListRoutes } from './admin-list-routes.js';
 import { dailySpendRoutes } from './daily-spend.js';
+import { catalogModelsRoute } from './catalog-models-route.js';
 import { parseUsd } from '../billing/money.js';
 import { keyLimitsFromBody, limitPairFromBody, renderKey, renderLimitPair, renderOrganization } from './admin-records.js';
 import {
@@ -67,6 +68,7 @@ export function adminRoutes(deps: AdminDependencies): Router {
 
   router.use(adminListRoutes(deps));
   router.use(dailySpendRoutes(deps));
+  router.use(catalogModelsRoute(deps));
 
   router.post('/admin/v1/organizations', async (_req, res) => {
     const input = parseBody(createOrganizationBody, body(res));

@@ -51,6 +51,17 @@ describe('admin API: organization list, open reservations, daily spend', functio
     });
   });
 
+  describe('GET /admin/v1/models', () => {
+    it('lists every catalog model, whatever a key may use', async () => {
+      const models = await harness().admin.ok('GET', '/models');
+      expect(models.object).to.equal('list');
+      const ids = models.data.map((model: { id: string }) => model.id);
+      expect(ids).to.include.members(['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5', 'local/llama', 'openai/text-embedding-3-small', 'openai/gpt-image-1']);
+      expect(models.data.find((model: { id: string }) => model.id === 'openai/gpt-4o-mini')).to.deep.include({ category: 'text', pricing: { input_per_mtok: '0.15', output_per_mtok: '0.60', cached_input_per_mtok: '0.075' } });
+      expect((await fetch(`${harness().gateway.url}/admin/v1/models`)).status).to.equal(401);
+    });
+  });
+
   describe('GET /admin/v1/organizations/{org}/reservations', () => {
     it('lists a running request with its reserve, and nothing once it has ended', async () => {
       const { admin, openai } = harness();

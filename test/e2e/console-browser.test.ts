@@ -160,7 +160,7 @@ describe('console in a real browser', function () {
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.gateway.url });
     await page().getByRole('link', { name: 'Keys' }).click();
     await page().getByLabel('Name').fill('browser key');
-    await page().getByLabel('Allowed models').fill('openai/gpt-4o-mini');
+    await page().getByRole('group', { name: 'Allowed models' }).getByLabel('openai/gpt-4o-mini', { exact: true }).check();
     await page().getByLabel('Daily limit (USD)').fill('5.00');
     await page().getByRole('button', { name: 'Issue key' }).click();
     const shown = page().locator('#new-secret');

@@ -2,7 +2,8 @@ import type { Key } from '../records.js';
 
 /** The fields a key's issue and edit forms share, kept as the text typed; the API checks the values. */
 export interface KeyLimitsInput {
-  models: string;
+  /** None chosen: every model of the catalog. */
+  models: string[];
   daily: string;
   monthly: string;
   rpm: string;
@@ -11,18 +12,31 @@ export interface KeyLimitsInput {
   expiresAt: string;
 }
 
-export function KeyLimitsForm({ value, onChange }: { value: KeyLimitsInput; onChange: (value: KeyLimitsInput) => void }) {
-  const field = (name: keyof KeyLimitsInput) => ({
+export function KeyLimitsForm({ value, onChange, catalog }: { value: KeyLimitsInput; onChange: (value: KeyLimitsInput) => void; catalog: readonly string[] }) {
+  const field = (name: Exclude<keyof KeyLimitsInput, 'models'>) => ({
     name,
     value: value[name],
     onInput: (event: { currentTarget: HTMLInputElement }) => onChange({ ...value, [name]: event.currentTarget.value }),
   });
   return (
     <>
-      <label>
-        Allowed models <span class="hint">(comma-separated; empty: every model)</span>
-        <input {...field('models')} />
-      </label>
+      <fieldset class="models">
+        <legend>
+          Allowed models <span class="hint">(none ticked: every model)</span>
+        </legend>
+        {[...new Set([...catalog, ...value.models])].map((model) => (
+          <label class="check" key={model}>
+            <input
+              type="checkbox"
+              name="models"
+              value={model}
+              checked={value.models.includes(model)}
+              onChange={(event) => onChange({ ...value, models: event.currentTarget.checked ? [...value.models, model] : value.models.filter((chosen) => chosen !== model) })}
+            />
+            {model}
+          </label>
+        ))}
+      </fieldset>
       <label>
         Daily limit (USD)
         <input inputMode="decimal" placeholder="none" {...field('daily')} />
@@ -52,7 +66,7 @@ export function KeyLimitsForm({ value, onChange }: { value: KeyLimitsInput; onCh
  * `PATCH /keys/{id}` (edit: an empty field clears the limit, the model list or the expiry).
  */
 export function keyLimitsBody(input: KeyLimitsInput, mode: 'issue' | 'edit', previous?: Key['limits']): Record<string, unknown> {
-  const models = input.models.split(',').map((model) => model.trim()).filter(Boolean);
+  const models = input.models;
   const money = (text: string) => (text.trim() === '' ? null : text.trim());
   const body: Record<string, unknown> = {};
   if (models.length > 0) body.models = models;

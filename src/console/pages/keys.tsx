@@ -9,12 +9,15 @@ export function KeysTab({ orgId }: { orgId: string }) {
   const org = encodeURIComponent(orgId);
   const keys = useLoad(() => get<List<Key>>(`/organizations/${org}/keys`), [orgId]);
   const employees = useLoad(() => get<List<Employee>>(`/organizations/${org}/employees`), [orgId]);
+  const models = useLoad(() => get<List<{ id: string }>>('/models'), []);
+  const catalog = models.data?.data.map((model) => model.id) ?? [];
   const pages = usePages(keys.data?.data);
   const [editing, setEditing] = useState<string | undefined>();
   const revoke = useAction();
   return (
     <>
-      <IssueKey orgId={orgId} employees={employees.data?.data ?? []} onIssued={keys.reload} />
+      <ErrorNotice error={models.error} action="load the catalog's models" />
+      <IssueKey orgId={orgId} employees={employees.data?.data ?? []} catalog={catalog} onIssued={keys.reload} />
       <section aria-labelledby="key-list">
         <h2 id="key-list">Keys</h2>
         <ErrorNotice error={keys.error} action="load the keys" />
@@ -78,16 +81,16 @@ export function KeysTab({ orgId }: { orgId: string }) {
           </table>
         ) : null}
         <Pager label="Keys" {...pages.pager} />
-        {editing ? <EditKey key={editing} keyRecord={keys.data?.data.find((key) => key.id === editing)} onDone={() => (setEditing(undefined), keys.reload())} /> : null}
+        {editing ? <EditKey key={editing} catalog={catalog} keyRecord={keys.data?.data.find((key) => key.id === editing)} onDone={() => (setEditing(undefined), keys.reload())} /> : null}
       </section>
     </>
   );
 }
 
-function IssueKey({ orgId, employees, onIssued }: { orgId: string; employees: Employee[]; onIssued: () => void }) {
+function IssueKey({ orgId, employees, catalog, onIssued }: { orgId: string; employees: Employee[]; catalog: string[]; onIssued: () => void }) {
   const [name, setName] = useState('');
   const [employeeId, setEmployeeId] = useState('');
-  const [limits, setLimits] = useState<KeyLimitsInput>({ models: '', daily: '', monthly: '', rpm: '', tpm: '', expiresAt: '' });
+  const [limits, setLimits] = useState<KeyLimitsInput>({ models: [], daily: '', monthly: '', rpm: '', tpm: '', expiresAt: '' });
   const [issued, setIssued] = useState<{ id: string; secret: string } | undefined>();
   const action = useAction();
   return (
@@ -121,7 +124,7 @@ function IssueKey({ orgId, employees, onIssued }: { orgId: string; employees: Em
               ))}
             </select>
           </label>
-          <KeyLimitsForm value={limits} onChange={setLimits} />
+          <KeyLimitsForm value={limits} onChange={setLimits} catalog={catalog} />
         </div>
         <button type="submit" class="primary" disabled={action.busy}>
           Issue key
@@ -154,7 +157,7 @@ function SecretOnce({ secret, keyId, onDismiss }: { secret: string; keyId: strin
         <label for="new-secret" class="visually-hidden">
           Secret
         </label>
-        <input id="new-secret" readOnly value={secret} size={52} onFocus={(event) => event.currentTarget.select()} />
+        <input id="new-secret" readOnly value={secret} size={62} onFocus={(event) => event.currentTarget.select()} />
         <button type="button" onClick={copy}>
           Copy
         </button>
@@ -167,9 +170,9 @@ function SecretOnce({ secret, keyId, onDismiss }: { secret: string; keyId: strin
   );
 }
 
-function EditKey({ keyRecord, onDone }: { keyRecord: Key | undefined; onDone: () => void }) {
+function EditKey({ keyRecord, catalog, onDone }: { keyRecord: Key | undefined; catalog: string[]; onDone: () => void }) {
   const [limits, setLimits] = useState<KeyLimitsInput>(() => ({
-    models: keyRecord?.models?.join(', ') ?? '',
+    models: keyRecord?.models ?? [],
     daily: keyRecord?.limits.daily_usd ?? '',
     monthly: keyRecord?.limits.monthly_usd ?? '',
     rpm: String(keyRecord?.rpm ?? ''),
@@ -190,7 +193,7 @@ function EditKey({ keyRecord, onDone }: { keyRecord: Key | undefined; onDone: ()
         }}
       >
         <div class="grid">
-          <KeyLimitsForm value={limits} onChange={setLimits} />
+          <KeyLimitsForm value={limits} onChange={setLimits} catalog={catalog} />
         </div>
         <button type="submit" class="primary" disabled={action.busy}>
           Save limits
