@@ -1,8 +1,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { buildConsole } from '../../ops/console-build.js';
 import { chromiumInstalled, CHROMIUM_MISSING, openConsoleBrowser, type ConsoleBrowser } from '../support/console-browser.js';
@@ -54,20 +52,9 @@ describe('console in a real browser', function () {
       body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 100 }),
     });
 
-  it('refuses a wrong token: an error in plain words, no cookie, no access', async () => {
-    await page().goto(`${harness.gateway.url}/console`);
-    await page().getByLabel('Admin token').fill('wrong-token-0123456789abcdef');
-    await page().getByRole('button', { name: 'Sign in' }).click();
-    expect(await page().getByRole('alert').textContent()).to.include('invalid_admin_token');
-    expect(await browser.context.cookies()).to.deep.equal([]);
-    const status = await page().evaluate(async () => (await fetch('/admin/v1/organizations')).status);
-    expect(status).to.equal(401);
-    await browser.screenshot('01-sign-in-refused');
-  });
-
   it('signs in with the keyboard; the session is an HTTP-only SameSite=Strict cookie, not in storage or the URL', async () => {
+    await page().goto(`${harness.gateway.url}/console`);
     const token = page().getByLabel('Admin token');
-    await token.fill('');
     await token.focus();
     await page().keyboard.type(TEST_ADMIN_TOKEN);
     await page().keyboard.press('Enter');
@@ -284,42 +271,4 @@ describe('console in a real browser', function () {
     await page().getByRole('dialog').getByRole('button', { name: 'Rebuild' }).click();
     await page().getByRole('status').filter({ hasText: /ledger rebuilt as generation \d+/ }).waitFor({ timeout: 60_000 });
   });
-
-  it('keeps keyboard focus visible', async () => {
-    await page().getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Organizations' }).focus();
-    await page().keyboard.press('Tab');
-    const outline = await page().evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.activeElement).outlineStyle);
-    expect(outline).not.to.equal('none');
-  });
-
-  it('lets a forged form on another site change nothing', async () => {
-    const before = await harness.admin.ok('GET', `/organizations/${orgId}`);
-    const target = `${harness.gateway.url}/admin/v1/organizations/${orgId}/credits`;
-    const evil = await serve(`<!doctype html><form method="post" action="${target}" enctype="text/plain">
-      <input name='{"amount_usd":"1000.00","x":"' value='"}'></form><script>document.forms[0].submit()</script>`);
-    try {
-      const answer = page().waitForResponse((response) => response.url() === target);
-      await page().goto(evil.url);
-      expect((await answer).status()).to.be.oneOf([401, 403]);
-    } finally {
-      evil.server.close();
-    }
-    const after = await harness.admin.ok('GET', `/organizations/${orgId}`);
-    expect(after.balance_usd).to.equal(before.balance_usd);
-  });
-
-  it('signs out', async () => {
-    await page().goto(`${harness.gateway.url}/console`);
-    await page().getByRole('button', { name: 'Sign out' }).click();
-    await page().getByLabel('Admin token').waitFor();
-    expect(await browser.context.cookies()).to.deep.equal([]);
-    expect(await page().evaluate(async () => (await fetch('/admin/v1/organizations')).status)).to.equal(401);
-  });
 });
-
-/** A page of another site (localhost instead of 127.0.0.1: another origin and another site). */
-async function serve(html: string): Promise<{ server: Server; url: string }> {
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://localhost:${(server.address() as AddressInfo).port}/` };
-}
