@@ -18,7 +18,9 @@ export class CatalogStore {
   }
 
   static async open(path: string, logger?: Logger): Promise<CatalogStore> {
-    return new CatalogStore(await loadCatalogFile(path), path, logger);
+    const store = new CatalogStore(await loadCatalogFile(path), path, logger);
+    store.warnAboutMissingKeys();
+    return store;
   }
 
   get current(): Catalog {
@@ -34,10 +36,22 @@ export class CatalogStore {
     try {
       this.catalog = await loadCatalogFile(this.path);
       this.logger?.info({ models: this.catalog.models.size, source: this.path }, 'catalog reloaded');
+      this.warnAboutMissingKeys();
       return true;
     } catch (error) {
       this.logger?.error({ err: error }, 'catalog reload failed; the previous catalog stays in force');
       return false;
     }
+  }
+
+  /**
+   * One line naming every provider whose key variable is unset: each of its requests would otherwise be a
+   * `502 provider_error` (the provider's 401) with nothing said at start about why.
+   */
+  private warnAboutMissingKeys(): void {
+    const missing = [...this.catalog.providers.values()].filter((provider) => provider.apiKeyEnv && !provider.apiKey);
+    if (missing.length === 0) return;
+    const named = missing.map((provider) => `${provider.name} (${provider.apiKeyEnv} is not set)`).join(', ');
+    this.logger?.warn({ providers: missing.map((provider) => provider.name) }, `providers without an API key, whose requests will fail: ${named}`);
   }
 }

@@ -6,6 +6,17 @@ import type { ErrorStyle } from '../errors/render-error.js';
 import type { JsonObject } from '../formats/json-value.js';
 import type { SseEvent } from '../formats/sse-event.js';
 import type { ProviderClient, ProviderEventStream, ProviderResponse } from '../providers/provider-client.js';
+import type { MultipartUpload } from './multipart/multipart-upload.js';
+
+/**
+ * How a request body is read, and what the endpoint then gets: a parsed JSON object, or a multipart form
+ * whose file the pipeline has spooled to disk (and removes when the request ends).
+ */
+export interface RequestBodies {
+  json: JsonObject;
+  multipart: MultipartUpload;
+}
+export type BodyKind = keyof RequestBodies;
 
 /**
  * What an endpoint is, declared once: its routes, which models it serves, how its body is read and
@@ -13,12 +24,13 @@ import type { ProviderClient, ProviderEventStream, ProviderResponse } from '../p
  * (`src/pipeline/run-endpoint.ts`) runs every declaration through the same steps, so authentication,
  * limits, the reserve and the settlement exist once, whatever the endpoint.
  */
-export interface EndpointSpec<Request extends EndpointRequest = EndpointRequest> {
+export interface EndpointSpec<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = 'json'> {
   /** A short name for logs (`chat`, `messages`, …). */
   readonly name: string;
   readonly routes: readonly string[];
   /** The error body of every answer on these routes, chosen before the body is read (spec 2.3). */
   readonly errorStyle: ErrorStyle;
+  readonly bodyKind: Kind;
   /** Largest body accepted, in bytes (spec 8). */
   readonly bodyLimit: number;
   /** Spec 7.2: the model categories this endpoint serves; any other is `400 model_category_mismatch`. */
@@ -29,18 +41,18 @@ export interface EndpointSpec<Request extends EndpointRequest = EndpointRequest>
    * `400 pii_masking_unsupported_endpoint` (nothing there could be masked), `off` or none is fine.
    */
   readonly piiMasking: 'text' | 'unsupported';
-  /** The parsed JSON body → the typed request; throws `GatewayError` (400s) for a bad one. */
-  parse(body: JsonObject): Request;
+  /** The body as read → the typed request; throws `GatewayError` (400s) for a bad one. */
+  parse(body: RequestBodies[Kind]): Request;
   /** The reserve (the largest possible cost) and the tokens counted against the key's per-minute limit. */
-  estimate(request: Request, model: CatalogModel, body: JsonObject): ReserveEstimate;
+  estimate(request: Request, model: CatalogModel, body: RequestBodies[Kind]): ReserveEstimate;
   /** Appended to a 402's message (a smaller output cap lowers the reserve); none where the spec fixes the text. */
   readonly capHint?: string;
   /** Sends the request to the model's provider. */
-  call(exchange: Exchange<Request>): Promise<ProviderResponse>;
-  /** A 2xx JSON answer → the client's body and the usage to settle. */
-  answer(exchange: Exchange<Request>, providerBody: JsonObject): JsonAnswer;
+  call(exchange: Exchange<Request, Kind>): Promise<ProviderResponse>;
+  /** A 2xx JSON answer → the client's answer (JSON, or text for a format such as SRT) and the usage to settle. */
+  answer(exchange: Exchange<Request, Kind>, providerBody: JsonObject): EndpointAnswer;
   /** A 2xx event stream → the client's stream; returns what was used, also when the stream broke off. */
-  stream?(exchange: Exchange<Request>, events: ProviderEventStream, reply: StreamReply): Promise<Usage>;
+  stream?(exchange: Exchange<Request, Kind>, events: ProviderEventStream, reply: StreamReply): Promise<Usage>;
 }
 
 export interface EndpointRequest {
@@ -57,9 +69,9 @@ export interface ReserveEstimate {
 }
 
 /** One request from the reserve on: what the endpoint's call and answer see. */
-export interface Exchange<Request> {
+export interface Exchange<Request, Kind extends BodyKind = 'json'> {
   readonly request: Request;
-  readonly body: JsonObject;
+  readonly body: RequestBodies[Kind];
   readonly model: CatalogModel;
   readonly estimate: ReserveEstimate;
   /** The gateway request id (`gen-…`), also the reservation id. */
@@ -75,8 +87,18 @@ export interface Exchange<Request> {
   revoked(): boolean;
 }
 
+export type EndpointAnswer = JsonAnswer | TextAnswer;
+
 export interface JsonAnswer {
   readonly body: JsonObject;
+  readonly usage: Usage;
+}
+
+/** A 200 answer that is not JSON (a transcription as plain text, SRT or WebVTT). */
+export interface TextAnswer {
+  readonly text: string;
+  /** With its charset, e.g. `text/vtt; charset=utf-8`. */
+  readonly contentType: string;
   readonly usage: Usage;
 }
 

@@ -1,13 +1,14 @@
 import { Router } from 'express';
-import type { EndpointSpec } from '../endpoints/endpoint-spec.js';
+import type { BodyKind, EndpointRequest, EndpointSpec } from '../endpoints/endpoint-spec.js';
 import { embeddingsEndpoint } from '../endpoints/embeddings/embeddings-endpoint.js';
 import { imagesEndpoint } from '../endpoints/images/images-endpoint.js';
 import { chatEndpoint, messagesEndpoint, responsesEndpoint } from '../endpoints/text/text-endpoints.js';
+import { transcriptionsEndpoint } from '../endpoints/transcriptions/transcriptions-endpoint.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
 import { runEndpoint } from './run-endpoint.js';
 
 /** Every endpoint the gateway serves through the pipeline; a new endpoint is one more declaration here. */
-export const endpoints: readonly EndpointSpec[] = [chatEndpoint, messagesEndpoint, responsesEndpoint, embeddingsEndpoint, imagesEndpoint];
+export const endpoints: ReadonlyArray<EndpointSpec<EndpointRequest, BodyKind>> = [chatEndpoint, messagesEndpoint, responsesEndpoint, embeddingsEndpoint, imagesEndpoint, transcriptionsEndpoint];
 
 export function endpointRoutes(deps: PipelineDependencies): Router {
   const router = Router();

@@ -45,7 +45,7 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Buffe
   });
 }
 
-function tooLarge(limit: number): GatewayError {
+export function tooLarge(limit: number): GatewayError {
   return new GatewayError('request_too_large', `the request body is larger than ${limit / MiB} MiB`);
 }
 

@@ -1,11 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { CatalogModel } from '../catalog/catalog.js';
-import type { EndpointRequest, EndpointSpec } from '../endpoints/endpoint-spec.js';
+import type { BodyKind, EndpointRequest, EndpointSpec, RequestBodies } from '../endpoints/endpoint-spec.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { authenticate, keyAllowsModel, type Caller } from './authenticate.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
 import { piiMaskingFor, refuseMaskingRequest } from './pii-header.js';
 import { requestContext, type RequestRecord } from './request-context.js';
+import { discardUpload, readMultipart } from './multipart-body.js';
 import { parseJsonObject, readBody, refuseDeclaredOversize } from './request-body.js';
 import { correctRateLimit } from './rate-limit-correction.js';
 import { reserveFunds } from './reserve-step.js';
@@ -18,7 +19,7 @@ import { runExchange } from './run-exchange.js';
  * Everything before the reserve costs nothing; from the reserve on, `runExchange` closes the reservation
  * exactly once. The request id is set by the app before any route (src/http/app.ts).
  */
-export function runEndpoint<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>, deps: PipelineDependencies): RequestHandler {
+export function runEndpoint<Parsed extends EndpointRequest, Kind extends BodyKind>(spec: EndpointSpec<Parsed, Kind>, deps: PipelineDependencies): RequestHandler {
   return async (req, res) => {
     const context = requestContext(res);
     let handled!: () => void;
@@ -31,7 +32,12 @@ export function runEndpoint<Parsed extends EndpointRequest>(spec: EndpointSpec<P
   };
 }
 
-async function runSteps<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>, deps: PipelineDependencies, req: Request, res: Response): Promise<void> {
+async function runSteps<Parsed extends EndpointRequest, Kind extends BodyKind>(
+  spec: EndpointSpec<Parsed, Kind>,
+  deps: PipelineDependencies,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const context = requestContext(res);
   context.errorStyle = spec.errorStyle;
   if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', 'off');
@@ -43,7 +49,31 @@ async function runSteps<Parsed extends EndpointRequest>(spec: EndpointSpec<Parse
   Object.assign(record, { keyId: caller.key.keyId, orgId: caller.organization.orgId, spaceId: caller.spaceId });
   if (spec.piiMasking === 'text') res.setHeader('X-PII-Masking', piiMaskingFor(req.headers, caller.organization));
   else refuseMaskingRequest(req.headers);
-  const body = parseJsonObject(await readBody(req, spec.bodyLimit));
+  const body = await readRequestBody(spec.bodyKind, req, spec.bodyLimit);
+  try {
+    await runWithBody(spec, deps, { req, res, record, caller, now }, body);
+  } finally {
+    await releaseRequestBody(spec.bodyKind, body);
+  }
+}
+
+/** What the steps before the body established. */
+interface Authenticated {
+  readonly req: Request;
+  readonly res: Response;
+  readonly record: RequestRecord;
+  readonly caller: Caller;
+  readonly now: Date;
+}
+
+/** parse → model and category → permissions → rate limit → reserve → the exchange. */
+async function runWithBody<Parsed extends EndpointRequest, Kind extends BodyKind>(
+  spec: EndpointSpec<Parsed, Kind>,
+  deps: PipelineDependencies,
+  { req, res, record, caller, now }: Authenticated,
+  body: RequestBodies[Kind],
+): Promise<void> {
+  const context = requestContext(res);
   const request = spec.parse(body);
   const model = resolveModel(spec, request, caller, deps);
   record.model = model.id;
@@ -72,8 +102,19 @@ async function runSteps<Parsed extends EndpointRequest>(spec: EndpointSpec<Parse
   await runExchange(spec, deps, { req, res, request, body, model, estimate, reservation, created: Math.floor(now.getTime() / 1000) });
 }
 
+/** Reads the body the way the endpoint declares: a JSON object, or a multipart form with its file spooled to disk. */
+async function readRequestBody<Kind extends BodyKind>(kind: Kind, req: Request, limit: number): Promise<RequestBodies[Kind]> {
+  const body = kind === 'multipart' ? await readMultipart(req, limit) : parseJsonObject(await readBody(req, limit));
+  return body as RequestBodies[Kind]; // the branch taken is the one `kind` names
+}
+
+/** Frees what the body held once the request has ended, whichever way (the spooled upload). */
+async function releaseRequestBody<Kind extends BodyKind>(kind: Kind, body: RequestBodies[Kind]): Promise<void> {
+  if (kind === 'multipart') await discardUpload(body as RequestBodies['multipart']);
+}
+
 /** The catalog model the request names, if this endpoint serves its category (spec 7.2) and the key may use it. */
-function resolveModel<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>, request: Parsed, caller: Caller, deps: PipelineDependencies): CatalogModel {
+function resolveModel<Parsed extends EndpointRequest, Kind extends BodyKind>(spec: EndpointSpec<Parsed, Kind>, request: Parsed, caller: Caller, deps: PipelineDependencies): CatalogModel {
   const model = deps.catalog.findModel(request.model);
   if (!model) throw new GatewayError('model_not_found', `model ${request.model} is not in the catalog`, { param: 'model' });
   if (!spec.categories.includes(model.category)) {

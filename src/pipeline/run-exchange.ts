@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { CatalogModel } from '../catalog/catalog.js';
-import type { EndpointRequest, EndpointSpec, Exchange, ReserveEstimate } from '../endpoints/endpoint-spec.js';
+import type { BodyKind, EndpointRequest, EndpointSpec, Exchange, RequestBodies, ReserveEstimate } from '../endpoints/endpoint-spec.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isJsonObject, type JsonObject } from '../formats/json-value.js';
 import { createUsage, type Usage } from '../billing/usage.js';
@@ -14,11 +14,11 @@ import { requestContext } from './request-context.js';
 import { streamReply } from './stream-reply.js';
 
 /** What the pipeline has decided about the request when the reservation is made. */
-export interface ExchangeInput<Parsed> {
+export interface ExchangeInput<Parsed, Kind extends BodyKind> {
   readonly req: Request;
   readonly res: Response;
   readonly request: Parsed;
-  readonly body: JsonObject;
+  readonly body: RequestBodies[Kind];
   readonly model: CatalogModel;
   readonly estimate: ReserveEstimate;
   readonly reservation: Reservation;
@@ -54,10 +54,10 @@ const CLIENT_GONE = 'client_disconnected';
  * - the client went away: a stream is settled for what arrived, anything else released (`cancelled`);
  * - the key was revoked meanwhile: cut off, charged for what arrived, and the client gets `key_revoked`.
  */
-export async function runExchange<Parsed extends EndpointRequest>(
-  spec: EndpointSpec<Parsed>,
+export async function runExchange<Parsed extends EndpointRequest, Kind extends BodyKind>(
+  spec: EndpointSpec<Parsed, Kind>,
   deps: PipelineDependencies,
-  input: ExchangeInput<Parsed>,
+  input: ExchangeInput<Parsed, Kind>,
 ): Promise<void> {
   const { req, res, model, reservation } = input;
   const controller = new AbortController();
@@ -68,7 +68,7 @@ export async function runExchange<Parsed extends EndpointRequest>(
   };
   res.on('close', onClose);
   const revoked = () => controller.signal.aborted && controller.signal.reason === KEY_REVOKED;
-  const exchange: Exchange<Parsed> = {
+  const exchange: Exchange<Parsed, Kind> = {
     request: input.request,
     body: input.body,
     model,
@@ -97,7 +97,12 @@ export async function runExchange<Parsed extends EndpointRequest>(
   if (outcome.error !== undefined) throw outcome.error;
 }
 
-async function serve<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>, exchange: Exchange<Parsed>, res: Response, providerClock: ProviderClock): Promise<Outcome> {
+async function serve<Parsed extends EndpointRequest, Kind extends BodyKind>(
+  spec: EndpointSpec<Parsed, Kind>,
+  exchange: Exchange<Parsed, Kind>,
+  res: Response,
+  providerClock: ProviderClock,
+): Promise<Outcome> {
   const answer = await spec.call(exchange);
   if (answer.type === 'body') {
     providerClock.stop(); // the whole body has arrived
@@ -106,10 +111,12 @@ async function serve<Parsed extends EndpointRequest>(spec: EndpointSpec<Parsed>,
       sendProviderError(res, answer);
       return { closing: { kind: 'release', reason: 'provider_error' } };
     }
-    const { body, usage } = spec.answer(exchange, parseProviderJson(answer.body));
+    const reply = spec.answer(exchange, parseProviderJson(answer.body));
+    const { usage } = reply;
     // Revoked after the whole answer arrived: the client does not get it, but the provider's work is paid.
     if (exchange.revoked()) return { closing: { kind: 'cut_off', usage }, error: new GatewayError('key_revoked') };
-    res.status(200).json(body);
+    if ('text' in reply) res.status(200).type(reply.contentType).send(reply.text);
+    else res.status(200).json(reply.body);
     return { closing: { kind: 'settle', usage } };
   }
   if (!spec.stream) {

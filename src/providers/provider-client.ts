@@ -1,16 +1,19 @@
+import type { Readable } from 'node:stream';
 import type { Provider } from '../catalog/catalog.js';
 import type { SseEvent } from '../formats/sse-event.js';
 
 export type ProviderHttpMethod = 'GET' | 'POST' | 'DELETE';
 
-/** One call to a provider. The body is sent as given (JSON text or a multipart buffer), never re-encoded. */
+/** One call to a provider. The body is sent as given (JSON text, or a multipart stream), never re-encoded. */
 export interface ProviderCall {
   readonly provider: Provider;
   /** Appended to `provider.baseUrl`, e.g. `/chat/completions` (OpenAI-style) or `/v1/messages` (Anthropic). */
   readonly path: string;
   /** Default: POST when there is a body, GET otherwise. */
   readonly method?: ProviderHttpMethod;
-  readonly body?: Buffer | string;
+  readonly body?: Buffer | string | Readable;
+  /** The length of a streamed body, when known (sent as Content-Length instead of a chunked upload). */
+  readonly contentLength?: number;
   /** Default `application/json` when there is a body; multipart callers pass their boundary here. */
   readonly contentType?: string;
   /**

@@ -118,5 +118,6 @@ function requestHeaders(call: ProviderCall, target: ResolvedProvider): Record<st
   for (const [name, value] of target.defaults) headers[name] ??= value;
   for (const [name, value] of target.credentials) headers[name] = value;
   if (call.body !== undefined) headers['content-type'] = call.contentType ?? headers['content-type'] ?? 'application/json';
+  if (call.contentLength !== undefined) headers['content-length'] = String(call.contentLength);
   return headers;
 }

@@ -10,6 +10,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 export interface HeapReport {
   readonly type: 'heap';
   readonly heapUsed: number;
+  /** Memory of Buffers and other ArrayBuffers, outside the JS heap (an upload held in memory shows here). */
+  readonly arrayBuffers: number;
 }
 
 export interface EventLoopReport {
@@ -37,6 +39,7 @@ if (process.send) {
 process.on('message', (message: { type?: string }) => {
   if (message?.type !== 'heap') return;
   (globalThis as { gc?: () => void }).gc?.();
-  const report: HeapReport = { type: 'heap', heapUsed: process.memoryUsage().heapUsed };
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  const report: HeapReport = { type: 'heap', heapUsed, arrayBuffers };
   process.send?.(report);
 });

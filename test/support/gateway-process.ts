@@ -18,6 +18,8 @@ export interface GatewayProcess {
   readonly eventLoop: EventLoopReport[];
   /** The child's heap used after a full collection, in bytes (only with `{ probeEventLoop: true }`). */
   heapUsedAfterGc(): Promise<number>;
+  /** The child's JS heap and Buffer memory after a full collection: what it holds on to (only with `{ probeEventLoop: true }`). */
+  retainedAfterGc(): Promise<number>;
   readonly admin: AdminClient;
   readonly child: ChildProcess;
   /** Everything it wrote on stdout and stderr so far. */
@@ -52,16 +54,21 @@ export async function startGatewayProcess(env: Record<string, string>, providers
     stdio: options.probeEventLoop ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   const eventLoop: EventLoopReport[] = [];
-  const heapWaiters: Array<(heapUsed: number) => void> = [];
+  const heapWaiters: Array<(report: HeapReport) => void> = [];
   child.on('message', (message: EventLoopReport | HeapReport) => {
     if (message?.type === 'event-loop') eventLoop.push(message);
-    else if (message?.type === 'heap') heapWaiters.shift()?.(message.heapUsed);
+    else if (message?.type === 'heap') heapWaiters.shift()?.(message);
   });
-  const heapUsedAfterGc = () =>
-    new Promise<number>((resolve) => {
+  const heapAfterGc = () =>
+    new Promise<HeapReport>((resolve) => {
       heapWaiters.push(resolve);
       child.send({ type: 'heap' });
     });
+  const heapUsedAfterGc = async () => (await heapAfterGc()).heapUsed;
+  const retainedAfterGc = async () => {
+    const report = await heapAfterGc();
+    return report.heapUsed + report.arrayBuffers;
+  };
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -83,7 +90,7 @@ export async function startGatewayProcess(env: Record<string, string>, providers
     await stop();
     throw error;
   }
-  return { url, eventLoop, heapUsedAfterGc, admin: new AdminClient(url), child, output: () => output, stop };
+  return { url, eventLoop, heapUsedAfterGc, retainedAfterGc, admin: new AdminClient(url), child, output: () => output, stop };
 }
 
 async function waitUntilListening(url: string, exited: () => boolean, output: () => string): Promise<void> {

@@ -35,6 +35,7 @@ export const embeddingsEndpoint: EndpointSpec<EmbeddingsRequest> = {
   name: 'embeddings',
   routes: ['/v1/embeddings'],
   errorStyle: 'openai',
+  bodyKind: 'json',
   bodyLimit: DEFAULT_BODY_LIMIT,
   categories: ['embeddings'],
   piiMasking: 'unsupported',

@@ -32,6 +32,7 @@ export const imagesEndpoint: EndpointSpec<ImagesRequest> = {
   name: 'images',
   routes: ['/v1/images/generations'],
   errorStyle: 'openai',
+  bodyKind: 'json',
   bodyLimit: DEFAULT_BODY_LIMIT,
   categories: ['image'],
   piiMasking: 'unsupported',

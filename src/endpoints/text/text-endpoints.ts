@@ -36,6 +36,7 @@ function textEndpoint(format: FormatName, routes: readonly string[], capHint: st
     name: format,
     routes,
     errorStyle: format === 'messages' ? 'messages' : 'openai',
+    bodyKind: 'json',
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Spec 7.2: image models answer chat completions too (image generation through `modalities`).
     categories: format === 'chat' ? ['text', 'image'] : ['text'],

@@ -119,7 +119,7 @@ describe('UndiciProviderClient against the fake providers', () => {
       const response = asBody(await client.call({ provider, path: '/audio/transcriptions', body, contentType: encoded.headers.get('content-type')! }));
       expect(response.status).to.equal(200);
       expect(JSON.parse(response.body.toString())).to.have.nested.property('usage.type', 'duration');
-      expect(openai.lastRequest!.body).to.deep.equal({ model: 'whisper-1', file: { filename: 'speech.wav', type: 'audio/wav', size: 2048 } });
+      expect(openai.lastRequest!.body).to.deep.include({ model: 'whisper-1' }).and.to.have.property('file').that.deep.includes({ filename: 'speech.wav', type: 'audio/wav', size: 2048 });
     });
 
     it('GETs a video job and its file', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +25,8 @@ export interface MultipartFile {
   readonly filename: string;
   readonly type: string;
   readonly size: number;
+  /** Hex SHA-256 of the bytes, to check an upload arrived unchanged. */
+  readonly sha256: string;
 }
 
 export interface FakeProviderOptions {
@@ -250,7 +253,10 @@ async function parseBody(raw: Buffer, contentType: string | undefined): Promise<
     const form = await new Request('http://fake.invalid/', { method: 'POST', headers: { 'content-type': contentType }, body: raw }).formData();
     const fields: Record<string, string | MultipartFile> = {};
     for (const [name, value] of form) {
-      fields[name] = typeof value === 'string' ? value : { filename: value.name, type: value.type, size: value.size };
+      fields[name] =
+        typeof value === 'string'
+          ? value
+          : { filename: value.name, type: value.type, size: value.size, sha256: createHash('sha256').update(Buffer.from(await value.arrayBuffer())).digest('hex') };
     }
     return fields;
   }

@@ -94,7 +94,7 @@ export function transcriptionAnswer(answer: ScriptedAnswer, fields: unknown): Tr
     case 'verbose_json':
       return {
         contentType: 'application/json',
-        body: JSON.stringify({ task: 'transcribe', language: 'english', duration: seconds ?? DEFAULT_AUDIO_SECONDS, text, segments: [], ...(usage ? { usage } : {}) }),
+        body: JSON.stringify({ task: 'transcribe', language: 'english', duration: seconds ?? DEFAULT_AUDIO_SECONDS, text, segments: answer.transcriptSegments ?? [], ...(usage ? { usage } : {}) }),
       };
     default:
       return { contentType: 'application/json', body: JSON.stringify({ text, ...(usage ? { usage } : {}) }) };

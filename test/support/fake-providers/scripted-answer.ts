@@ -25,6 +25,8 @@ export interface ScriptedAnswer {
   readonly usage?: ScriptedUsage | null;
   /** Transcriptions: report `{type: "duration", seconds}` instead of tokens. */
   readonly audioSeconds?: number;
+  /** Transcriptions: the `segments` of a verbose_json answer (default none). */
+  readonly transcriptSegments?: ReadonlyArray<{ readonly start: number; readonly end: number; readonly text: string }>;
   /** Answer with this error instead. */
   readonly error?: ScriptedError;
   /** Wait this long before the status line (timeouts, slow first byte). */
