@@ -60,20 +60,34 @@ describe('console in a real browser: access', function () {
     expect(outline).not.to.equal('none');
   });
 
-  it('lets a forged form on another site change nothing', async () => {
-    const before = await harness.admin.ok('GET', `/organizations/${orgId}`);
+  /** Opens a page on `host` whose form posts a top-up of 1000 USD to the gateway; returns the gateway's answer. */
+  async function forgedTopUp(host: 'localhost' | '127.0.0.1') {
     const target = `${harness.gateway.url}/admin/v1/organizations/${orgId}/credits`;
-    const evil = await serve(`<!doctype html><form method="post" action="${target}" enctype="text/plain">
+    const evil = await serve(host, `<!doctype html><form method="post" action="${target}" enctype="text/plain">
       <input name='{"amount_usd":"1000.00","x":"' value='"}'></form><script>document.forms[0].submit()</script>`);
     try {
       const answer = page().waitForResponse((response) => response.url() === target);
       await page().goto(evil.url);
-      expect((await answer).status()).to.be.oneOf([401, 403]);
+      const response = await answer;
+      return { status: response.status(), code: ((await response.json()) as any).error.code };
     } finally {
       evil.server.close();
     }
-    const after = await harness.admin.ok('GET', `/organizations/${orgId}`);
-    expect(after.balance_usd).to.equal(before.balance_usd);
+  }
+
+  it('lets a forged form on another site change nothing: the browser does not even send the cookie', async () => {
+    const before = await harness.admin.ok('GET', `/organizations/${orgId}`);
+    // localhost is another site than 127.0.0.1: SameSite=Strict keeps the cookie home
+    expect(await forgedTopUp('localhost')).to.deep.equal({ status: 401, code: 'invalid_admin_token' });
+    expect((await harness.admin.ok('GET', `/organizations/${orgId}`)).balance_usd).to.equal(before.balance_usd);
+  });
+
+  it('lets a forged form of another origin on the same site change nothing: the cookie comes, the CSRF check stops it', async () => {
+    const before = await harness.admin.ok('GET', `/organizations/${orgId}`);
+    // 127.0.0.1 on another port is the same site (SameSite ignores ports), so the browser sends the cookie
+    expect(await forgedTopUp('127.0.0.1')).to.deep.equal({ status: 403, code: 'csrf_check_failed' });
+    expect((await harness.admin.ok('GET', `/organizations/${orgId}`)).balance_usd).to.equal(before.balance_usd);
+    expect(before.balance_usd).to.equal('10.00');
   });
 
   it('signs out', async () => {
@@ -85,9 +99,9 @@ describe('console in a real browser: access', function () {
   });
 });
 
-/** A page of another site (localhost instead of 127.0.0.1: another origin and another site). */
-async function serve(html: string): Promise<{ server: Server; url: string }> {
+/** A page of another origin: on `localhost` another site than the gateway's 127.0.0.1, on 127.0.0.1 the same site. */
+async function serve(host: string, html: string): Promise<{ server: Server; url: string }> {
   const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://localhost:${(server.address() as AddressInfo).port}/` };
+  return { server, url: `http://${host}:${(server.address() as AddressInfo).port}/` };
 }
