@@ -271,4 +271,8 @@ describe('console in a real browser', function () {
     await page().getByRole('dialog').getByRole('button', { name: 'Rebuild' }).click();
     await page().getByRole('status').filter({ hasText: /ledger rebuilt as generation \d+/ }).waitFor({ timeout: 60_000 });
   });
+
+  it('ran without a script error or a Content-Security-Policy violation', () => {
+    expect(browser.errors).to.deep.equal([]);
+  });
 });

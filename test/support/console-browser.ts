@@ -15,6 +15,8 @@ export const SCREENSHOT_DIR = join('test-results', 'console');
 export interface ConsoleBrowser {
   readonly context: BrowserContext;
   readonly page: Page;
+  /** Script errors and console errors of the page (a CSP violation is one), except failed HTTP answers. */
+  readonly errors: string[];
   screenshot(name: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -31,10 +33,17 @@ export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
   });
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(15_000);
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    // a 401 or 403 the page asked for is logged by Chromium as a failed resource: those are expected
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+  });
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   return {
     context,
     page,
+    errors,
     async screenshot(name) {
       await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
     },
