@@ -39,8 +39,8 @@ export interface AdminDependencies {
 }
 
 /**
- * The admin API under `/admin/v1` (README, "Admin API"). Every route needs `Authorization: Bearer <ADMIN_TOKEN>`
- * or the console's session cookie (with its CSRF header for a change: src/admin/admin-access.ts).
+ * The admin API under `/admin/v1` (docs/operator-guide.md, "Admin API"). Every route needs `Authorization:
+ * Bearer <ADMIN_TOKEN>` or the console's session cookie (with its CSRF header for a change: admin-access.ts).
  */
 export function adminRoutes(deps: AdminDependencies): Router {
   const router = Router();

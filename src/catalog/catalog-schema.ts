@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MODEL_CATEGORIES, type ModelCategory } from '../billing/categories.js';
 import { isUsdAmount } from '../billing/money.js';
 
-/** The YAML shape of the catalog file (README, "Catalog"). Prices are USD decimal strings. */
+/** The YAML shape of the catalog file (docs/operator-guide.md, "Catalog"). Prices are USD decimal strings. */
 export const PROVIDER_KINDS = ['openai', 'anthropic', 'openai-compatible'] as const;
 export const TEXT_FORMATS = ['chat', 'messages', 'responses'] as const;
 

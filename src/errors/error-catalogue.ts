@@ -2,7 +2,7 @@
  * The one error catalogue: every code the gateway answers with, its HTTP status and when it is used.
  * `error.type` follows from the status (spec section 7.1), so a code can never carry the wrong type.
  * Domain code throws `GatewayError(code)`; only the renderers turn it into HTTP.
- * test/unit/errors checks this list against the spec and the README.
+ * test/unit/errors checks this list against the contract (docs/gateway-api.md) and the client guide.
  */
 export interface ErrorDefinition {
   readonly status: 400 | 401 | 402 | 403 | 404 | 413 | 429 | 500 | 502 | 503;

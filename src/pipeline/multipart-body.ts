@@ -86,7 +86,14 @@ export function readMultipart(request: IncomingMessage, limit: number, spoolDire
       spooling = pipeline(stream, createWriteStream(path, { flags: 'wx', mode: 0o600 })).then(() => {
         file = { ...uploaded, size: stream.bytesRead };
       });
-      spooling.catch(() => fail(new GatewayError('invalid_multipart', 'the uploaded file could not be read')));
+      spooling.catch((error: NodeJS.ErrnoException) =>
+        fail(
+          // a failing disk is the gateway's fault (logged, 500); anything else is the body ending inside the file
+          error.syscall
+            ? new GatewayError('internal_error', 'the upload could not be written to the spool directory', { cause: error })
+            : new GatewayError('invalid_multipart', 'the uploaded file ended early'),
+        ),
+      );
     });
     parser.on('filesLimit', () => fail(new GatewayError('invalid_multipart', `only one file may be sent, in the field ${FILE_FIELD}`)));
     parser.on('fieldsLimit', () => fail(new GatewayError('invalid_multipart', `more than ${MAX_FIELDS} fields`)));

@@ -42,7 +42,7 @@ export const embeddingsEndpoint: EndpointSpec<EmbeddingsRequest> = {
   parse: (body) => {
     const request = parseClientBody(embeddingsRequestSchema, body);
     const inputs = inputsOf(request.input);
-    // An empty input would still be sent and billed upstream for nothing: refused here (README, embeddings).
+    // An empty input would still be sent and billed upstream for nothing: refused here (docs/client-guide.md, embeddings).
     if (inputs.length === 0 || inputs.some((input) => input.length === 0)) {
       throw new GatewayError('invalid_request', 'input must not be empty: send a string, an array of strings, or token arrays', { param: 'input' });
     }
