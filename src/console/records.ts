@@ -77,8 +77,10 @@ export interface ProjectionStatus {
   position: string | null;
   events_processed: number | string | null;
   updated_at: string | null;
-  events_behind: number | string | null;
-  ms_behind: number | null;
+  /** Lag at the top level (the agreed shape), or grouped under `lag`; the page reads either. */
+  events_behind?: number | string | null;
+  ms_behind?: number | null;
+  lag?: { events_behind: number | string | null; ms_behind: number | null } | null;
 }
 
 export interface List<T> {

@@ -54,8 +54,8 @@ export function ProjectionsPage() {
                 </td>
                 <td class="number">{projection.generation}</td>
                 <td class="number">{String(projection.events_processed ?? '—')}</td>
-                <td class="number">{String(projection.events_behind ?? '—')}</td>
-                <td class="number">{projection.ms_behind ?? '—'}</td>
+                <td class="number">{String(projection.events_behind ?? projection.lag?.events_behind ?? '—')}</td>
+                <td class="number">{projection.ms_behind ?? projection.lag?.ms_behind ?? '—'}</td>
                 <td>
                   {String(projection.built_by_version ?? '—')} / {String(projection.code_version ?? '—')}
                 </td>
