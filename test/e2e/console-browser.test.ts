@@ -165,12 +165,21 @@ describe('console in a real browser', function () {
     expect(await page().locator('#new-secret').count()).to.equal(0);
   });
 
-  it('edits the limits of the key', async () => {
+  it('edits the limits of the key, keeping the per-model limits only the API sets', async () => {
+    await harness.admin.ok('PATCH', `/keys/${keyId}`, { limits: { daily_usd: '5.00', by_model: { 'openai/gpt-4o-mini': { monthly_usd: '3.00' } } } });
+    await page().reload();
     await page().getByRole('button', { name: 'Edit limits' }).click();
-    await page().locator('.panel').getByLabel('Daily limit (USD)').fill('7.50');
+    const panel = page().locator('.panel');
+    expect(await panel.getByLabel('Daily limit (USD)').inputValue()).to.equal('5.00');
+    expect(await panel.getByLabel('openai/gpt-4o-mini', { exact: true }).isChecked()).to.equal(true);
+    await panel.getByLabel('Daily limit (USD)').fill('7.50');
+    await panel.getByLabel('Monthly limit (USD)').fill('100');
     await page().getByRole('button', { name: 'Save limits' }).click();
     await page().getByRole('row').filter({ hasText: 'daily 7.50' }).waitFor();
-    expect((await harness.admin.ok('GET', `/keys/${keyId}`)).limits.daily_usd).to.equal('7.50');
+    const key = await harness.admin.ok('GET', `/keys/${keyId}`);
+    expect(key.limits).to.deep.include({ daily_usd: '7.50', monthly_usd: '100.00' });
+    expect(key.limits.by_model).to.deep.equal({ 'openai/gpt-4o-mini': { daily_usd: null, monthly_usd: '3.00' } });
+    expect(key.models).to.deep.equal(['openai/gpt-4o-mini']);
   });
 
   it('shows a running request among the open reservations', async () => {
