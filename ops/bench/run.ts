@@ -1,31 +1,37 @@
 /**
- * `npm run bench`: the gateway's throughput and added latency, as ratios to a bare pass-through proxy,
- * all measured in ONE run against the same fake provider (DESIGN.md section 10). Not a test.
+ * `npm run bench`: what billing costs over a bare pass-through proxy, all measured in ONE run against the
+ * same fake provider (DESIGN.md section 10). Not a test. For each target, non-streaming chat with billing on:
+ * - throughput at 64 connections (autocannon), and the CPU time a request (user + system, from /proc) of the
+ *   target's own processes, of the Postgres backends of its database and of the benchmark's private Redis;
+ * - latency at a fixed 500 requests/s, and streaming time to first byte at 100 requests/s (paced-load.ts);
+ * - the peak RSS of the target's process.
+ * It prints one table (bench-report.ts) and writes the figures as JSON under .bench/ (path printed).
+ * Each server runs in its own process; the load generators run in this one.
  *
- * Targets: non-streaming chat, 64 connections, billing on: the gateway in production mode (Postgres
- * event store and read models, Redis) ≥ 0.50 × the bare proxy's throughput; embedded mode (PGlite,
- * in-process limits) ≥ 0.20 ×. Each server runs in its own process; the load generator (autocannon)
- * runs in this one. Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (64), BENCH_POSTGRES_URL,
- * BENCH_REDIS_URL, BENCH_PROFILE=1 writes CPU profiles of every gateway and of the projection worker to .bench/,
- * BENCH_ONLY=proxy,production (any of direct, proxy, production, worker, embedded) loads only those
- * targets (the bare proxy is always measured: it is the floor of the ratios). `worker` is production mode
- * with PROJECTIONS=off and the projection worker in its own process (`npm run projections -- run`).
- * BENCH_NODE_FLAGS adds Node flags to the gateways (e.g. `--max-semi-space-size=64`, which cut the
- * production gateway's CPU per request by about a tenth in one run: less time in the young-generation GC).
+ * Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (64), BENCH_PACED_RATE (500), BENCH_STREAM_RATE (100),
+ * BENCH_PACED_SECONDS (5), BENCH_POSTGRES_URL, BENCH_REDIS_URL (default: a private redis-server when
+ * installed, else the local one), BENCH_PROFILE=1 writes CPU profiles of every gateway and of the projection
+ * worker to .bench/, BENCH_ONLY=proxy,production (any of direct, proxy, production, worker, embedded) loads
+ * only those targets (the bare proxy is always measured: it is the floor of the ratios). `worker` is
+ * production mode with PROJECTIONS=off and the projection worker in its own process (`npm run projections --
+ * run`). BENCH_NODE_FLAGS adds Node flags to the gateways.
  */
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '../../src/ids/random-id.js';
 import { freePort } from '../../test/support/test-services.js';
 import { withBenchDatabase } from './bench-database.js';
+import { startBenchRedis } from './bench-redis.js';
+import { printReport, writeReport, type TargetResult } from './bench-report.js';
+import { cpuSecondsOf, cpuSpent, machineCpuSeconds, memoryOf, postgresBackendPids } from './os-usage.js';
+import { pacedLoad } from './paced-load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'direct,proxy,production,worker,embedded').split(',').concat('proxy'));
 const ADMIN_TOKEN = `bench-admin-${randomBase62(20)}`;
 /** Every gateway of this run writes under it (rate limits, BullMQ); removed at the end. */
@@ -47,6 +53,9 @@ function startProcess(args: string[], env: Record<string, string>, ready: RegExp
       const match = ready.exec(output);
       if (match) {
         clearTimeout(timer);
+        // from here on the output (a line per request) is drained, not kept
+        child.stdout!.off('data', onData).resume();
+        child.stderr!.off('data', onData).resume();
         resolve({ url: match[1]!, child });
       }
     };
@@ -91,121 +100,135 @@ async function startGateway(env: Record<string, string>, fakeUrl: string, direct
   return { running, key: key.key };
 }
 
-interface Result {
-  name: string;
-  requests: number;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /** CPU time of the target's own process per request, in µs (Linux; undefined elsewhere). */
-  processCpuUs: number | undefined;
-  /** CPU time of the whole machine per request, the load generator's excluded, in µs. */
-  machineCpuUs: number | undefined;
+/** A server under load: where to send requests, and which processes and databases are its cost. */
+interface Target {
+  readonly name: string;
+  readonly origin: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  /** The target's own processes: the first one's peak RSS is reported. */
+  readonly pids: readonly number[];
+  readonly databases: readonly string[];
+  readonly usesRedis: boolean;
 }
 
-/** CPU seconds used by a process so far (utime + stime from /proc, in ticks of 1/100 s), or undefined off Linux. */
-function processCpuSeconds(pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid ?? 'self'}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
+const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 500);
+const STREAM_RATE = Number(process.env.BENCH_STREAM_RATE ?? 100);
+const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 5);
+const ADMIN_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const STREAM_BODY = JSON.stringify({ ...(JSON.parse(BODY) as object), stream: true });
 
-/** CPU seconds the machine has spent busy so far (every core), or undefined off Linux. */
-function machineCpuSeconds(): number | undefined {
-  try {
-    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
-    return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-async function load(name: string, url: string, headers: Record<string, string>, target: ChildProcess | undefined): Promise<Result> {
-  const options = { url, method: 'POST' as const, headers: { 'content-type': 'application/json', ...headers }, body: BODY, connections: CONNECTIONS };
-  await autocannon({ ...options, duration: 2 }); // warm-up: JIT, pools, caches
-  const before = { target: processCpuSeconds(target?.pid), machine: machineCpuSeconds(), generator: processCpuSeconds(undefined) };
-  const result = await autocannon({ ...options, duration: SECONDS });
-  const after = { target: processCpuSeconds(target?.pid), machine: machineCpuSeconds(), generator: processCpuSeconds(undefined) };
-  const perRequestUs = (seconds: number | undefined) => (seconds === undefined || result.requests.total === 0 ? undefined : (seconds * 1e6) / result.requests.total);
-  const spent = (key: keyof typeof before) => (before[key] === undefined || after[key] === undefined ? undefined : after[key]! - before[key]!);
-  const generator = spent('generator');
-  const machine = spent('machine');
+async function cpuReading(target: Target, redisPid: number | undefined) {
+  const postgres = await postgresBackendPids(ADMIN_POSTGRES_URL, target.databases);
   return {
-    processCpuUs: perRequestUs(spent('target')),
-    machineCpuUs: perRequestUs(machine === undefined || generator === undefined ? undefined : machine - generator),
-    name,
-    requests: result.requests.total,
+    own: cpuSecondsOf(target.pids),
+    postgres: cpuSecondsOf(postgres),
+    redis: cpuSecondsOf(target.usesRedis && redisPid !== undefined ? [redisPid] : []),
+    machine: machineCpuSeconds(),
+    generator: cpuSecondsOf([process.pid]),
+  };
+}
+
+async function measure(target: Target, redisPid: number | undefined): Promise<TargetResult> {
+  const options = { url: target.origin + target.path, method: 'POST' as const, headers: { 'content-type': 'application/json', ...target.headers }, body: BODY, connections: CONNECTIONS };
+  await autocannon({ ...options, duration: 2 }); // warm-up: JIT, pools, caches
+  const before = await cpuReading(target, redisPid);
+  // the resident set under load, sampled (VmHWM would include start-up, e.g. PGlite's initdb)
+  let loadedRss: number | undefined;
+  const sampler = setInterval(() => {
+    const rss = target.pids[0] === undefined ? undefined : memoryOf(target.pids[0], 'VmRSS');
+    if (rss !== undefined) loadedRss = Math.max(loadedRss ?? 0, rss);
+  }, 250);
+  let result: autocannon.Result;
+  try {
+    result = await autocannon({ ...options, duration: SECONDS });
+  } finally {
+    clearInterval(sampler);
+  }
+  const after = await cpuReading(target, redisPid);
+  const total = result.requests.total;
+  const perRequest = (seconds: number | undefined) => (seconds === undefined || total === 0 ? undefined : (seconds * 1e6) / total);
+  const generator = cpuSpent(before.generator, after.generator);
+  const machine = before.machine === undefined || after.machine === undefined || generator === undefined ? undefined : after.machine - before.machine - generator;
+  const paced = { origin: target.origin, path: target.path, headers: { 'content-type': 'application/json', ...target.headers }, seconds: PACED_SECONDS };
+  const latency = await pacedLoad({ ...paced, body: BODY, ratePerSecond: PACED_RATE });
+  const streaming = await pacedLoad({ ...paced, body: STREAM_BODY, ratePerSecond: STREAM_RATE, firstByte: true });
+  return {
+    name: target.name,
+    requests: total,
     perSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.non2xx,
+    cpu: {
+      own: perRequest(cpuSpent(before.own, after.own)),
+      postgres: perRequest(target.databases.length === 0 ? undefined : cpuSpent(before.postgres, after.postgres)),
+      redis: perRequest(cpuSpent(before.redis, after.redis)),
+      machine: perRequest(machine),
+    },
+    paced: { ratePerSecond: PACED_RATE, p50: latency.p50, p99: latency.p99, errors: latency.errors },
+    streaming: { ratePerSecond: STREAM_RATE, p50: streaming.p50, p99: streaming.p99, errors: streaming.errors },
+    peakRssBytes: target.pids[0] === undefined ? undefined : memoryOf(target.pids[0], 'VmHWM'),
+    loadedRssBytes: loadedRss,
   };
 }
 
 const directory = mkdtempSync(join(tmpdir(), 'gw-bench-'));
 mkdirSync('.bench', { recursive: true });
 const started: Running[] = [];
+const redis = await startBenchRedis();
+const REDIS_URL = redis.url;
+const profile: Record<string, string> = process.env.BENCH_PROFILE ? { PROFILE: '1' } : {};
 try {
   await withBenchDatabase('gateway', (databaseUrl) => withBenchDatabase('worker', async (workerDatabaseUrl) => {
     const fake = await startProcess(['--import', 'tsx', 'ops/bench/serve.ts', 'fake-provider'], {}, /listening (\S+)/);
     started.push(fake);
     const proxy = await startProcess(['--import', 'tsx', 'ops/bench/serve.ts', 'bare-proxy', String(await freePort()), fake.url], {}, /listening (\S+)/);
     started.push(proxy);
-    const production = ONLY.has('production')
-      ? await startGateway(
-          { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}production:`, ...(process.env.BENCH_PROFILE ? { PROFILE: '1' } : {}) },
-          fake.url,
-          join(directory, 'production'),
-        )
-      : undefined;
-    if (production) started.push(production.running);
-    const split = ONLY.has('worker')
-      ? await startGateway(
-          { DATABASE_URL: workerDatabaseUrl, PROJECTIONS: 'off', REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}worker:`, ...(process.env.BENCH_PROFILE ? { PROFILE: '1' } : {}) },
-          fake.url,
-          join(directory, 'worker'),
-        )
-      : undefined;
-    if (split) {
+    const targets: Target[] = [];
+    const pidsOf = (...runnings: Running[]) => runnings.map((running) => running.child.pid!);
+    const gatewayTarget = (name: string, gateway: { running: Running; key: string }, extra: Running[], databases: string[], usesRedis: boolean): Target => ({
+      name,
+      origin: gateway.running.url,
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${gateway.key}` },
+      pids: pidsOf(gateway.running, ...extra),
+      databases,
+      usesRedis,
+    });
+    if (ONLY.has('direct')) targets.push({ name: 'direct (fake provider)', origin: fake.url, path: '/chat/completions', headers: {}, pids: pidsOf(fake), databases: [], usesRedis: false });
+    const floorTarget: Target = { name: 'bare pass-through proxy', origin: proxy.url, path: '/chat/completions', headers: {}, pids: pidsOf(proxy), databases: [], usesRedis: false };
+    targets.push(floorTarget);
+    if (ONLY.has('production')) {
+      const production = await startGateway({ DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}production:`, ...profile }, fake.url, join(directory, 'production'));
+      started.push(production.running);
+      targets.push(gatewayTarget('gateway, production mode', production, [], [databaseUrl], true));
+    }
+    if (ONLY.has('worker')) {
+      const split = await startGateway({ DATABASE_URL: workerDatabaseUrl, PROJECTIONS: 'off', REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}worker:`, ...profile }, fake.url, join(directory, 'worker'));
       started.push(split.running);
-      started.push(await startProcess([...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', '.bench'] : []), '--import', 'tsx', 'projections/cli.ts', 'run'], { DATABASE_URL: workerDatabaseUrl }, /(following the event log)/));
+      const worker = await startProcess([...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', '.bench'] : []), '--import', 'tsx', 'projections/cli.ts', 'run'], { DATABASE_URL: workerDatabaseUrl }, /(following the event log)/);
+      started.push(worker);
+      targets.push(gatewayTarget('gateway + projection worker, production mode', split, [worker], [workerDatabaseUrl], true));
     }
-    const embedded = ONLY.has('embedded') ? await startGateway({ ...(process.env.BENCH_PROFILE ? { PROFILE: '1' } : {}) }, fake.url, join(directory, 'embedded')) : undefined;
-    if (embedded) started.push(embedded.running);
+    if (ONLY.has('embedded')) {
+      const embedded = await startGateway({ ...profile }, fake.url, join(directory, 'embedded'));
+      started.push(embedded.running);
+      targets.push(gatewayTarget('gateway, embedded mode', embedded, [], [], false));
+    }
 
-    const results: Result[] = [];
-    if (ONLY.has('direct')) results.push(await load('direct (fake provider)', `${fake.url}/chat/completions`, {}, fake.child));
-    const floor = await load('bare pass-through proxy', `${proxy.url}/chat/completions`, {}, proxy.child);
-    results.push(floor);
-    if (production) {
-      results.push(await load('gateway, production mode', `${production.running.url}/v1/chat/completions`, { authorization: `Bearer ${production.key}` }, production.running.child));
-    }
-    if (split) {
-      results.push(await load('gateway, production mode, projection worker', `${split.running.url}/v1/chat/completions`, { authorization: `Bearer ${split.key}` }, split.running.child));
-    }
-    if (embedded) {
-      results.push(await load('gateway, embedded mode', `${embedded.running.url}/v1/chat/completions`, { authorization: `Bearer ${embedded.key}` }, embedded.running.child));
-    }
-    console.log(`\nnon-streaming chat completions, ${CONNECTIONS} connections, ${SECONDS} s each, billing on (one run, same fake provider)\n`);
-    console.log('| target | req/s | × bare proxy | p50 ms | p99 ms | p50 added vs proxy | errors | CPU µs/req, own process | CPU µs/req, whole machine |');
-    console.log('|---|---|---|---|---|---|---|---|---|');
-    const micros = (value: number | undefined) => (value === undefined ? 'n/a' : String(Math.round(value)));
-    for (const result of results) {
-      console.log(
-        `| ${result.name} | ${Math.round(result.perSecond)} | ${(result.perSecond / floor.perSecond).toFixed(2)} | ${result.p50} | ${result.p99} | ${result === floor ? '-' : `${(result.p50 - floor.p50).toFixed(1)} ms`} | ${result.errors} | ${micros(result.processCpuUs)} | ${micros(result.machineCpuUs)} |`,
-      );
-    }
-    console.log('\nCPU per request: the target process alone, and the whole machine (every process and the kernel, the load generator excepted).');
-    console.log('\ntargets: production ≥ 0.50 × bare proxy, embedded ≥ 0.20 ×');
+    const results: TargetResult[] = [];
+    for (const target of targets) results.push(await measure(target, redis.pid));
+    const floor = results[targets.indexOf(floorTarget)]!;
+    printReport(results, floor, { connections: CONNECTIONS, seconds: SECONDS });
+    const path = writeReport(results, floor, { connections: CONNECTIONS, seconds: SECONDS, pacedRate: PACED_RATE, streamRate: STREAM_RATE, pacedSeconds: PACED_SECONDS, nodeFlags: process.env.BENCH_NODE_FLAGS ?? '' });
+    console.log(`\nfigures as JSON: ${path}`);
   }));
 } finally {
   for (const running of started.reverse()) await stop(running).catch(() => {});
   rmSync(directory, { recursive: true, force: true });
   await removeRedisKeys(REDIS_PREFIX).catch((error: unknown) => console.error(`could not remove the Redis keys ${REDIS_PREFIX}*: ${String(error)}`));
+  await redis.stop();
 }
 
 async function removeRedisKeys(prefix: string): Promise<void> {

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { migrations } from './migrations/index.js';
 import { PgliteDialect } from './pglite-dialect.js';
+import { pgliteStartParams, releaseInitdbMemory } from './pglite-memory.js';
 
 /**
  * The read-model database (and the Postgres event store's tables): kysely on `pg` with DATABASE_URL,
@@ -80,7 +81,9 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
     database = await PGlite.create({
       ...(dataDir ? { dataDir } : {}),
       parsers: { [INT8_OID]: (value: string) => BigInt(value) },
+      startParams: pgliteStartParams(),
     });
+    await releaseInitdbMemory();
   } catch (error) {
     lock?.release();
     throw error;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findNonJson } from './event-data.js';
-import { CAUSED_BY_PATTERN, EVENT_TYPE_PATTERN } from './event-envelope.js';
+import { CAUSED_BY_PATTERN, EVENT_TYPE_PATTERN, eventIdSchema, eventMetadataSchema, markCheckedByCatalogue } from './event-envelope.js';
 import type { EventToAppend, RecordedEvent } from './event-store.js';
 
 /**
@@ -96,7 +96,12 @@ export function defineEvent<const Type extends string, Schema extends z.ZodType>
       const problem = findNonJson(data);
       if (problem) throw new EventDecodeError(`${type}: data ${problem}`);
       if (!CAUSED_BY_PATTERN.test(causedBy)) throw new EventDecodeError(`${type}: causedBy ${causedBy} is not gen-…, admin:… or system:…`);
-      return { id, type, data, metadata: { schemaVersion, occurredAt, causedBy } };
+      // the rest of the envelope, so that the store need not check this event again
+      if (!eventIdSchema.safeParse(id).success) throw new EventDecodeError(`${type}: id ${id} is not a UUID`);
+      const metadata = { schemaVersion, occurredAt, causedBy };
+      const checked = eventMetadataSchema.safeParse(metadata);
+      if (!checked.success) throw new EventDecodeError(`${type}: metadata.${checked.error.issues[0]?.path.join('.') ?? ''}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
+      return markCheckedByCatalogue({ id, type, data, metadata });
     },
     upcast(version, data, where) {
       if (!Number.isInteger(version) || version < 1 || version > schemaVersion) {

@@ -1,6 +1,22 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * Bytes from the CSPRNG, fetched 4 KiB at a time and handed out once each (as `crypto.randomUUID` does
+ * with its own cache): a request id per request made a fresh buffer and a call into the CSPRNG per
+ * request. Every byte is still used at most once.
+ */
+const pool = Buffer.alloc(4096);
+let next = pool.length;
+
+function randomByte(): number {
+  if (next === pool.length) {
+    randomFillSync(pool);
+    next = 0;
+  }
+  return pool[next++]!;
+}
 
 /**
  * `length` base62 characters from the CSPRNG. Rejection sampling (bytes ≥ 248 are skipped) keeps every
@@ -9,11 +25,8 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(Math.ceil((length - out.length) * 1.1) + 4)) {
-      if (byte >= 248) continue;
-      out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

@@ -1,0 +1,85 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** One target's figures from one run of `npm run bench`. CPU figures are µs per request, from the OS. */
+export interface TargetResult {
+  readonly name: string;
+  readonly requests: number;
+  readonly perSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+  readonly cpu: {
+    /** The target's own process(es): the gateway (and its projection worker), or the proxy. */
+    readonly own: number | undefined;
+    /** The Postgres backends serving the target's databases (undefined: none, or in-process PGlite). */
+    readonly postgres: number | undefined;
+    /** The benchmark's private Redis server (undefined: not used, or a shared server). */
+    readonly redis: number | undefined;
+    /** Every process and the kernel, the load generator excepted. */
+    readonly machine: number | undefined;
+  };
+  /** At a fixed rate of requests, latency to the end of the answer (ms). */
+  readonly paced: { readonly ratePerSecond: number; readonly p50: number; readonly p99: number; readonly errors: number };
+  /** Streaming requests at a fixed rate, time to the first body chunk (ms). */
+  readonly streaming: { readonly ratePerSecond: number; readonly p50: number; readonly p99: number; readonly errors: number };
+  /** Peak resident set of the target's main process since it started (bytes). */
+  readonly peakRssBytes: number | undefined;
+  /** The largest resident set sampled during the 64-connection load (bytes). */
+  readonly loadedRssBytes: number | undefined;
+}
+
+const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
+const megabytes = (bytes: number | undefined) => fixed(bytes === undefined ? undefined : bytes / 2 ** 20, 0);
+const ratio = (value: number | undefined, floor: number | undefined) => (value === undefined || !floor ? undefined : value / floor);
+
+/** The derived figures: everything as compared with the bare proxy of the same run. */
+export function compared(result: TargetResult, floor: TargetResult) {
+  const backing = result.cpu.postgres === undefined && result.cpu.redis === undefined ? undefined : (result.cpu.postgres ?? 0) + (result.cpu.redis ?? 0);
+  return {
+    throughputRatio: result.perSecond / floor.perSecond,
+    ownCpuRatio: ratio(result.cpu.own, floor.cpu.own),
+    postgresPlusRedisCpu: backing,
+    postgresPlusRedisRatio: ratio(backing, floor.cpu.own),
+    pacedAddedP50: result.paced.p50 - floor.paced.p50,
+    pacedAddedP99: result.paced.p99 - floor.paced.p99,
+    streamingAddedP50: result.streaming.p50 - floor.streaming.p50,
+  };
+}
+
+export function printReport(results: readonly TargetResult[], floor: TargetResult, settings: { connections: number; seconds: number }): void {
+  const { connections, seconds } = settings;
+  const pacedRate = floor.paced.ratePerSecond;
+  console.log(`\nnon-streaming chat completions, billing on, one run, the same fake provider; ${connections} connections for ${seconds} s (throughput, CPU),`);
+  console.log(`then ${pacedRate} requests/s (latency) and ${floor.streaming.ratePerSecond} streaming requests/s (time to first byte)\n`);
+  console.log(
+    '| target | req/s | × proxy | CPU µs/req, own | × proxy | CPU µs/req, Postgres | CPU µs/req, Redis | PG+Redis × proxy | ' +
+      `p50 ms @${pacedRate}/s | added | p99 ms @${pacedRate}/s | added | stream TTFB p50 ms | added | RSS MB under load | peak RSS MB | CPU µs/req, machine | errors |`,
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const result of results) {
+    const derived = compared(result, floor);
+    const isFloor = result === floor;
+    const errors = result.errors + result.paced.errors + result.streaming.errors;
+    console.log(
+      `| ${result.name} | ${Math.round(result.perSecond)} | ${derived.throughputRatio.toFixed(2)} | ${fixed(result.cpu.own, 0)} | ${fixed(derived.ownCpuRatio, 2)} | ` +
+        `${fixed(result.cpu.postgres, 0)} | ${fixed(result.cpu.redis, 0)} | ${fixed(derived.postgresPlusRedisRatio, 2)} | ` +
+        `${fixed(result.paced.p50, 2)} | ${isFloor ? '-' : fixed(derived.pacedAddedP50, 2)} | ${fixed(result.paced.p99, 2)} | ${isFloor ? '-' : fixed(derived.pacedAddedP99, 2)} | ` +
+        `${fixed(result.streaming.p50, 2)} | ${isFloor ? '-' : fixed(derived.streamingAddedP50, 2)} | ${megabytes(result.loadedRssBytes)} | ${megabytes(result.peakRssBytes)} | ` +
+        `${fixed(result.cpu.machine, 0)} | ${errors} |`,
+    );
+  }
+  console.log('\nCPU per request is user + system time read from /proc: the target\'s own process(es); the Postgres backends of its');
+  console.log('databases; the private Redis server; the whole machine minus the load generator. "added" is over the bare proxy.');
+  console.log('targets (production): ≥ 0.30 × proxy throughput, own CPU ≤ 3 × proxy, Postgres + Redis ≤ 1 × proxy, ≤ 1 ms added at p50, ≤ 5 ms at p99,');
+  console.log('≤ 2 ms added time to first byte, ≤ 300 MB RSS; embedded: ≥ 0.20 ×, own CPU ≤ 6 ×');
+}
+
+/** Writes the run's figures as JSON under .bench/ (git-ignored) and returns the path. */
+export function writeReport(results: readonly TargetResult[], floor: TargetResult, settings: Record<string, unknown>): string {
+  mkdirSync('.bench', { recursive: true });
+  const path = join('.bench', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  const targets = results.map((result) => ({ ...result, versusProxy: compared(result, floor) }));
+  writeFileSync(path, `${JSON.stringify({ at: new Date().toISOString(), settings, targets }, null, 2)}\n`);
+  return path;
+}
