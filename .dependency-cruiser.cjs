@@ -44,7 +44,10 @@ const KNOWN_EXCEPTIONS = [];
 
 const unitsOf = (layer) => Object.entries(layer).map(([name, path]) => ({ name, path }));
 const exactly = (file) => `^${file.replace(/\./g, '\\.')}$`;
-const placed = [...LAYERS.flatMap((layer) => Object.values(layer)), ...SHARED];
+/** The web console's browser code: bundled apart (ops/console-build.ts), it talks to the gateway over HTTP only. */
+const BROWSER = ['^src/console/'];
+
+const placed = [...LAYERS.flatMap((layer) => Object.values(layer)), ...SHARED, ...BROWSER];
 
 /**
  * `rule` without the known exceptions, plus, for each module that has some, the same rule for that module
@@ -127,6 +130,27 @@ module.exports = {
       severity: 'error',
       from: {},
       to: { path: '^(src|projections)/', pathNot: placed },
+    },
+    {
+      name: 'browser-code-imports-browser-code',
+      comment: 'the console (src/console) runs in the browser: it imports its own modules and npm packages, never the server, tests or node built-ins',
+      severity: 'error',
+      from: { path: BROWSER },
+      to: { path: '^(src|projections|test|ops)/', pathNot: BROWSER },
+    },
+    {
+      name: 'browser-code-imports-browser-code',
+      comment: 'the console (src/console) runs in the browser: no node built-ins',
+      severity: 'error',
+      from: { path: BROWSER },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'server-never-imports-browser-code',
+      comment: 'the gateway serves the built console as files; its code never imports src/console',
+      severity: 'error',
+      from: { path: '^(src|projections)/', pathNot: BROWSER },
+      to: { path: BROWSER },
     },
     {
       name: 'no-test-code-in-the-gateway',

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { adminRoutes } from './admin/admin-routes.js';
+import { consoleRoutes } from './admin/console-routes.js';
 import { resolveAdminToken } from './admin/admin-token.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { CatalogError } from './catalog/load-catalog.js';
@@ -102,7 +103,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger }),
         endpointRoutes(pipeline),
         modelsRoute(pipeline),
-        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely })],
+        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely }),
+        consoleRoutes({ adminToken: admin.token, clock })],
     });
     const server = createServer(app);
     // Longer than the usual load-balancer idle timeout, so the balancer closes idle connections first.

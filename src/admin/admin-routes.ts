@@ -1,9 +1,8 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import type { AccessCommands } from '../access/access-commands.js';
 import { DEFAULT_RPM, DEFAULT_TPM, type KeySettings } from '../access/access-events.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
-import type { Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { DEFAULT_BODY_LIMIT } from '../endpoints/body-limits.js';
 import { parseJsonObject, readBody } from '../pipeline/request-body.js';
@@ -11,6 +10,10 @@ import type { RequestContext } from '../pipeline/request-context.js';
 import type { AccountService } from '../ledger/account-service.js';
 import type { Kysely } from 'kysely';
 import { spendReport } from './spend-report.js';
+import { adminAccess } from './admin-access.js';
+import { adminListRoutes } from './admin-list-routes.js';
+import { dailySpendRoutes } from './daily-spend.js';
+import { catalogModelsRoute } from './catalog-models-route.js';
 import { parseUsd } from '../billing/money.js';
 import { keyLimitsFromBody, limitPairFromBody, renderKey, renderLimitPair, renderOrganization } from './admin-records.js';
 import {
@@ -35,12 +38,15 @@ export interface AdminDependencies {
   readonly readModels: Kysely<object>;
 }
 
-/** The admin API under `/admin/v1` (docs/operator-guide.md, "Admin API"). Every route needs `Authorization: Bearer <ADMIN_TOKEN>`. */
+/**
+ * The admin API under `/admin/v1` (docs/operator-guide.md, "Admin API"). Every route needs `Authorization:
+ * Bearer <ADMIN_TOKEN>` or the console's session cookie (with its CSRF header for a change: admin-access.ts).
+ */
 export function adminRoutes(deps: AdminDependencies): Router {
   const router = Router();
   const { commands, accounts, catalog, clock } = deps;
   const actor = 'api';
-  router.use('/admin/v1', requireAdminToken(deps.adminToken));
+  router.use('/admin/v1', adminAccess(deps.adminToken, clock));
   // Bodies are read once the token is checked, within the usual limit.
   router.use('/admin/v1', async (req, res, next) => {
     if (req.method === 'POST' || req.method === 'PATCH' || req.method === 'PUT') (res.locals as RequestContext).body = await readBody(req, DEFAULT_BODY_LIMIT);
@@ -59,6 +65,10 @@ export function adminRoutes(deps: AdminDependencies): Router {
       }
     }
   };
+
+  router.use(adminListRoutes(deps));
+  router.use(dailySpendRoutes(deps));
+  router.use(catalogModelsRoute(deps));
 
   router.post('/admin/v1/organizations', async (_req, res) => {
     const input = parseBody(createOrganizationBody, body(res));
@@ -191,17 +201,10 @@ export function adminRoutes(deps: AdminDependencies): Router {
   return router;
 }
 
-/** Constant-time comparison of SHA-256 digests, so neither the token nor its length leaks through timing. */
-function requireAdminToken(token: string | undefined): RequestHandler {
-  const expected = token ? createHash('sha256').update(token).digest() : undefined;
-  return (req, _res, next) => {
-    const header = req.get('authorization') ?? '';
-    const presented = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
-    const digest = createHash('sha256').update(presented).digest();
-    if (!expected || !presented || !timingSafeEqual(digest, expected)) {
-      next(new GatewayError('invalid_admin_token'));
-      return;
-    }
-    next();
-  };
+/**
+ * The admin API's access check for routers kept in other files: the admin token as a bearer, or the
+ * console's session cookie with its CSRF rules (src/admin/admin-access.ts).
+ */
+export function requireAdminToken(token: string | undefined): RequestHandler {
+  return adminAccess(token, systemClock);
 }

@@ -40,6 +40,7 @@ export const errorCatalogue = {
   model_not_allowed: { status: 403, message: 'this API key may not use this model' },
   pii_masking_not_enabled: { status: 403, message: 'PII masking is not enabled for this organization' },
   account_blocked: { status: 403, message: 'the organization is blocked' },
+  csrf_check_failed: { status: 403, message: 'a console call that changes something needs the X-Console-CSRF header and a same-origin Origin' },
   // 404
   model_not_found: { status: 404, message: 'the model is not in the catalog' },
   video_not_found: { status: 404, message: 'the video job does not exist' },
