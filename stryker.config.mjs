@@ -53,6 +53,7 @@ export default {
   concurrency: 1,
   timeoutMS: 20000,
   reporters: ['html', 'json', 'clear-text', 'progress'],
+  clearTextReporter: { reportTests: false, reportMutants: false },
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   ignorePatterns: ['.data', 'dist', '.bench', 'reports', '.scratch', '.stryker-tmp'],

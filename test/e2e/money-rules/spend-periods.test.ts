@@ -67,6 +67,36 @@ describe('money rules: daily and monthly limits, and snapshots of the counters',
     expect(await harness.settledMoney(orgId)).to.deep.equal({ balance: 999_950_500n, reserved: 0n });
   });
 
+  it('counts a request that straddles midnight on the day it began, and in the month with its real cost', async () => {
+    clock.set('2026-07-10T23:59:00Z');
+    harness.openai.reset();
+    // organization limits: daily $0.0001 = 100,000 n$, monthly $0.00016 = 160,000 n$
+    const { orgId, secret } = await harness.admin.organizationWithKey({ credits: '1', organization: { spend_limits: { daily_usd: '0.0001', monthly_usd: '0.00016' } } });
+    // 10 July, 23:59: chat(100) reserves 61,650 and is held; it will cost 100 × 150 + 100 × 600 = 75,000 n$.
+    const held = gate();
+    harness.openai.enqueue({ holdUntil: held.promise, usage: { inputTokens: 100, outputTokens: 100 } });
+    const straddling = postChat(harness, secret, chat(100));
+    await providerReceived(harness, 1);
+
+    clock.set('2026-07-11T00:01:00Z');
+    // chat(10) reserves 7,650: day 7,650 (a new day), month 61,650 + 7,650 = 69,300. Served; charged 6,000.
+    expect((await postChat(harness, secret, chat(10))).status).to.equal(200);
+    held.open();
+    expect((await straddling).status).to.equal(200);
+
+    // chat(150) reserves 1,650 + 90,000 = 91,650. Day (11 July): 6,000 + 91,650 = 97,650 ≤ 100,000. Month:
+    // 75,000 + 6,000 + 91,650 = 172,650 > 160,000: refused for the month (had the month kept the straddling
+    // request's reserve of 61,650 instead of its cost, 159,300 would have been served).
+    const overMonth = await postChat(harness, secret, chat(150));
+    expect(overMonth.status, JSON.stringify(overMonth.body)).to.equal(402);
+    expect(overMonth.body.error.message).to.contain('of the organization for the month');
+    // chat(100) reserves 61,650. Day: 6,000 + 61,650 = 67,650 (the 75,000 belongs to 10 July); month:
+    // 75,000 + 6,000 + 61,650 = 142,650 ≤ 160,000. Served; charged 6,000.
+    expect((await postChat(harness, secret, chat(100))).status).to.equal(200);
+    // 1 USD − 75,000 − 6,000 − 6,000 = 999,913,000 n$
+    expect(await harness.settledMoney(orgId)).to.deep.equal({ balance: 999_913_000n, reserved: 0n });
+  });
+
   it('starts a new month with nothing counted against the monthly limit', async () => {
     clock.set('2026-03-31T23:55:00Z');
     const { orgId, secret } = await harness.admin.organizationWithKey({ credits: '1', organization: { spend_limits: { monthly_usd: '0.0001' } } });
