@@ -51,7 +51,7 @@ export default {
   // Module-level mutants would need a fresh process per mutant with every test: far too slow here.
   ignoreStatic: true,
   concurrency: 1,
-  timeoutMS: 20000,
+  timeoutMS: 10000,
   reporters: ['html', 'json', 'clear-text', 'progress'],
   clearTextReporter: { reportTests: false, reportMutants: false },
   htmlReporter: { fileName: 'reports/mutation/index.html' },

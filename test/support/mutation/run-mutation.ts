@@ -28,6 +28,9 @@ const code = await new Promise<number>((resolve) => child.on('exit', (exitCode, 
 
 try {
   await cleanUp();
+  // a test runner that was starting when Stryker stopped may create its database a moment later
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  await cleanUp();
 } finally {
   await services.stop();
 }
