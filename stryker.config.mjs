@@ -43,6 +43,8 @@ export default {
       'test/e2e/rate-limit-admission.test.ts',
       'test/e2e/ledger-read-models.test.ts',
       'test/e2e/chat-completions.test.ts',
+      'test/e2e/request-log.test.ts',
+      'test/e2e/messages-stream-usage.test.ts',
     ],
     require: ['test/support/mutation/mutation-hooks.ts'],
   },
