@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { useGatewayHarness } from '../../support/gateway-harness.js';
 import { eventually } from '../../support/eventually.js';
-import { chat, postChat } from './money-rules-kit.js';
+import { chat, MODEL, postChat } from './money-rules-kit.js';
 
 /**
  * Spend counts against every scope of the request that spent it: the key, its employee, the employee's
@@ -65,6 +65,32 @@ describe('money rules: team limits and spaces, through the request', function ()
     expect(refused.body.error.message).to.contain('of the team for the day');
     open();
     expect((await held).status).to.equal(200);
+  });
+
+  it("applies the key's limits by model and by type, and the employee's own limit, each named in the 402", async () => {
+    const { admin } = current();
+    const { orgId } = await admin.organizationWithKey({ credits: '10' });
+    // every limit below is $0.0001 = 100,000 n$; chat(200) reserves 1,650 + 120,000 = 121,650 n$ > 100,000,
+    // chat(100) reserves 61,650 ≤ 100,000
+    const byModel = await admin.ok('POST', `/organizations/${orgId}/keys`, { limits: { by_model: { [MODEL]: { daily_usd: '0.0001' } } } });
+    const byType = await admin.ok('POST', `/organizations/${orgId}/keys`, { limits: { by_type: { text: { monthly_usd: '0.0001' } } } });
+    const employee = await admin.ok('POST', `/organizations/${orgId}/employees`, { name: 'Ada', spend_limits: { daily_usd: '0.0001' } });
+    const ofEmployee = await admin.ok('POST', `/organizations/${orgId}/keys`, { employee_id: employee.id });
+    const cases: Array<[string, string, string]> = [
+      [byModel.key, 'key_limit_exceeded', 'spending limit of this API key for the day is exceeded for model openai/gpt-4o-mini'],
+      [byType.key, 'key_limit_exceeded', 'spending limit of this API key for the month is exceeded for text generation'],
+      [ofEmployee.key, 'spend_limit_exceeded', 'spending limit of the employee for the day is exceeded'],
+    ];
+    for (const [secret, code, message] of cases) {
+      const refused = await postChat(current(), secret, chat(200));
+      expect(refused.status, message).to.equal(402);
+      expect(refused.body.error.code).to.equal(code);
+      expect(refused.body.error.message).to.contain(message).and.contain('reserves 0.00012165 USD');
+      expect((await postChat(current(), secret, chat(100))).status, message).to.equal(200);
+    }
+    // the limit by model binds that model only: local/llama ($0.10 / $0.20 per M) reserves
+    // 11 × 100 + 200 × 200 = 1,100 + 40,000 = 41,100 n$, and its limit by model is not set
+    expect((await postChat(current(), byModel.key, { ...chat(200), model: 'local/llama' })).status).to.equal(200);
   });
 
   it('reports spend by space as the X-Service-Space header named it', async () => {
