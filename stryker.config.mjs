@@ -30,6 +30,7 @@ export default {
     spec: [
       'test/unit/**/*.test.ts',
       'test/int/ledger/**/*.test.ts',
+      'test/int/pipeline/**/*.test.ts',
       'test/int/ratelimit/**/*.test.ts',
       'test/int/projections/ledger-projection.test.ts',
       // every money-rule suite but gateway-sweeper-schedule.test.ts, which waits out a real 30 s interval
