@@ -46,14 +46,15 @@ export async function startGatewayHarness(env: Record<string, string> = {}, opti
       }
     },
     async checkLedger() {
-      // readAll shows an event committed a moment ago only once every older transaction has ended
+      // readAll shows an event committed a moment ago only once every older transaction of the server has
+      // ended (other databases' included: on a busy shared server that takes seconds, not milliseconds)
       await eventually(async () => {
         for (const [orgId, account] of await replayAccounts(gateway.store)) {
           const shown = await admin.ok('GET', `/organizations/${orgId}`);
           const balance = parseUsd(shown.balance_usd.replace('-', '')) * (shown.balance_usd.startsWith('-') ? -1n : 1n);
           expect({ balance, reserved: parseUsd(shown.reserved_usd) }, orgId).to.deep.equal({ balance: account.balance, reserved: account.reserved });
         }
-      }, 2_000);
+      }, 10_000);
     },
     async close() {
       await gateway.dispose();

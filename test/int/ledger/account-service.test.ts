@@ -8,6 +8,7 @@ import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-ev
 import { migrateToLatest, openPostgres, type Database } from '../../../src/db/database.js';
 import { systemClock } from '../../../src/clock.js';
 import { createScratchDatabase } from '../../support/databases.js';
+import { eventually } from '../../support/eventually.js';
 import { replayAccounts } from '../../support/ledger-audit.js';
 import { createUsage } from '../../../src/billing/usage.js';
 
@@ -39,13 +40,17 @@ describe('account service on Postgres', function () {
     service = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock });
   });
   afterEach(async () => {
-    // After every test the balance equation holds when recomputed from the log.
-    const replayed = await replayAccounts(store);
-    for (const [orgId, account] of replayed) {
-      const fresh = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock });
-      const known = await fresh.balance(orgId);
-      expect({ balance: known.balance, reserved: known.reserved }, orgId).to.deep.equal({ balance: account.balance, reserved: account.reserved });
-    }
+    // After every test the balance equation holds when recomputed from the log. The log (readAll) shows an
+    // event committed a moment ago only once every older transaction of the server has ended, and other
+    // databases' transactions count too: allow it a moment to become visible.
+    await eventually(async () => {
+      const replayed = await replayAccounts(store);
+      for (const [orgId, account] of replayed) {
+        const fresh = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock });
+        const known = await fresh.balance(orgId);
+        expect({ balance: known.balance, reserved: known.reserved }, orgId).to.deep.equal({ balance: account.balance, reserved: account.reserved });
+      }
+    }, 5_000);
     await store.close();
     await database.close();
     await scratch.drop();

@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import { sql } from 'kysely';
+import { pino } from 'pino';
+import { createUsage } from '../../../src/billing/usage.js';
+import type { CatalogModel } from '../../../src/catalog/catalog.js';
+import { loadCatalogFile } from '../../../src/catalog/load-catalog.js';
+import { systemClock } from '../../../src/clock.js';
+import { migrateToLatest, openPostgres, type Database } from '../../../src/db/database.js';
+import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store.js';
+import { AccountService } from '../../../src/ledger/account-service.js';
+import { AccountSnapshotStore } from '../../../src/ledger/account-snapshot.js';
+import { closeReservation } from '../../../src/pipeline/settle-step.js';
+import type { Reservation } from '../../../src/pipeline/reserve-step.js';
+import type { Caller } from '../../../src/pipeline/authenticate.js';
+import { createScratchDatabase } from '../../support/databases.js';
+import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+import { TEST_CATALOG } from '../../support/test-gateway.js';
+
+/**
+ * Closing a reservation when the event store cannot be reached (the settle step of the pipeline): a short
+ * outage is waited out and the settlement lands once Postgres is back; any other failure is tried three
+ * times, then left to the sweeper (logged, charged nothing now). Real Postgres behind a TCP proxy the test
+ * closes and reopens. gpt-4o-mini: 12 input × 150 n$ + 7 output × 600 n$ = 6,000 n$; reserve 61,650 n$.
+ */
+describe('settle step while the event store is away (real Postgres behind a proxy)', function () {
+  this.timeout(60_000);
+  let scratch: { url: string; drop: () => Promise<void> };
+  let direct: Database;
+  let proxied: Database;
+  let proxy: TcpProxy;
+  let port: number;
+  let target: URL;
+  let accounts: AccountService;
+  let model: CatalogModel;
+  const lines: Array<{ msg: string }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+
+  before(async () => {
+    scratch = await createScratchDatabase('settle_outage');
+    target = new URL(scratch.url);
+    direct = await openPostgres({ url: scratch.url, poolSize: 2 });
+    await migrateToLatest(direct);
+    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    port = proxy.port;
+    const through = new URL(scratch.url);
+    through.hostname = '127.0.0.1';
+    through.port = String(port);
+    proxied = await openPostgres({ url: through.toString(), poolSize: 4 });
+    accounts = new AccountService({ store: new PostgresEventStore(proxied), snapshots: new AccountSnapshotStore(proxied.kysely), clock: systemClock });
+    model = (await loadCatalogFile(TEST_CATALOG)).models.get('openai/gpt-4o-mini')!;
+  });
+  after(async () => {
+    await proxied?.close();
+    await direct?.close();
+    await proxy?.close();
+    await scratch?.drop();
+  });
+
+  /** A reservation of 61,650 n$ on a fresh organization with 1 USD. */
+  async function reserved(orgId: string): Promise<Reservation> {
+    const requestId = `gen-${orgId.replaceAll('_', '')}`;
+    await accounts.execute(orgId, { type: 'AddCredits', amount: 1_000_000_000n }, 'admin:test');
+    const owner = { keyId: 'key_outage', employeeId: null, teamId: null, spaceId: null };
+    const decision = await accounts.execute(
+      orgId,
+      { type: 'ReserveFunds', reservationId: requestId, owner, model: model.id, category: 'text', amount: 61_650n, deadline: new Date(Date.now() + 660_000), limits: {}, accessRevisions: {} },
+      requestId,
+    );
+    expect(decision.decision).to.have.property('events');
+    return { orgId, reservationId: requestId, owner, amount: 61_650n, caller: undefined as unknown as Caller };
+  }
+
+  /** The account as a fresh reader of the log sees it. */
+  const fromTheLog = (orgId: string) =>
+    new AccountService({ store: new PostgresEventStore(direct), snapshots: new AccountSnapshotStore(direct.kysely), clock: systemClock }).balance(orgId);
+
+  it('waits out a short outage and settles once the store is back', async () => {
+    const reservation = await reserved('org_outage');
+    lines.length = 0;
+    await proxy.close();
+    const closing = closeReservation(accounts, model, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
+    // longer than three quick attempts (100 + 200 + 400 ms of backoff): only the outage rule keeps it trying
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432), port);
+    expect(await closing).to.equal(6_000n);
+    expect(await fromTheLog('org_outage')).to.deep.equal({ balance: 999_994_000n, reserved: 0n, available: 999_994_000n });
+    expect(lines.filter((line) => line.msg.includes('could not close'))).to.deep.equal([]);
+  });
+
+  it('gives up after three attempts on a failure that is not an outage, leaving the reservation to the sweeper', async () => {
+    const reservation = await reserved('org_fault');
+    lines.length = 0;
+    // a fault of the store's schema, not of the connection
+    await sql`alter table events rename to events_away`.execute(direct.kysely);
+    try {
+      const cost = await closeReservation(accounts, model, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
+      expect(cost, 'nothing charged now').to.equal(0n);
+    } finally {
+      await sql`alter table events_away rename to events`.execute(direct.kysely);
+    }
+    expect(lines.filter((line) => line.msg === 'could not close a reservation; the sweeper will expire it')).to.have.length(1);
+    // still open: its money is held until the sweeper expires it at the deadline
+    expect(await fromTheLog('org_fault')).to.deep.equal({ balance: 1_000_000_000n, reserved: 61_650n, available: 999_938_350n });
+  });
+
+  it('releases in full and charges nothing', async () => {
+    const reservation = await reserved('org_release');
+    expect(await closeReservation(accounts, model, reservation, { kind: 'release', reason: 'provider_error' }, logger)).to.equal(0n);
+    expect(await fromTheLog('org_release')).to.deep.equal({ balance: 1_000_000_000n, reserved: 0n, available: 1_000_000_000n });
+  });
+});
