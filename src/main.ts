@@ -2,6 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { adminRoutes } from './admin/admin-routes.js';
+import { auditRoutes } from './admin/audit-routes.js';
+import { projectionRoutes } from './admin/projection-routes.js';
+import { announceGateway } from './admin/running-gateway.js';
 import { resolveAdminToken } from './admin/admin-token.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { CatalogError } from './catalog/load-catalog.js';
@@ -102,7 +105,9 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger }),
         endpointRoutes(pipeline),
         modelsRoute(pipeline),
-        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely })],
+        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely }),
+        auditRoutes({ adminToken: admin.token, commands, clock, store, readModels: database.kysely }),
+        projectionRoutes({ adminToken: admin.token, database, store })],
     });
     const server = createServer(app);
     // Longer than the usual load-balancer idle timeout, so the balancer closes idle connections first.
@@ -118,6 +123,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     logger.info({ url, mode, models: catalog.current.models.size }, 'gateway listening');
+    // the CLIs reach this gateway's admin API while it holds the data directory (admin/running-gateway.ts)
+    if (mode === 'embedded') core.track(announceGateway(config.DATA_DIR, url));
 
     let stopping: Promise<void> | undefined;
     const stop = () =>

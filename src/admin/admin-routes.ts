@@ -192,7 +192,7 @@ export function adminRoutes(deps: AdminDependencies): Router {
 }
 
 /** Constant-time comparison of SHA-256 digests, so neither the token nor its length leaks through timing. */
-function requireAdminToken(token: string | undefined): RequestHandler {
+export function requireAdminToken(token: string | undefined): RequestHandler {
   const expected = token ? createHash('sha256').update(token).digest() : undefined;
   return (req, _res, next) => {
     const header = req.get('authorization') ?? '';
