@@ -63,7 +63,7 @@ export interface AuditedAccount {
 export interface LedgerFold {
   readonly accounts: Map<string, AuditedAccount>;
   readonly rows: Map<string, SpendRow>;
-  /** Every reservation id closed so far (to tell a second closing from a first). */
+  /** `<orgId> <reservationId>` of every reservation closed so far (to tell a second closing from a first). */
   readonly closed: Set<string>;
   readonly anomalies: string[];
   events: number;
@@ -90,7 +90,7 @@ export function foldAccountEvent(fold: LedgerFold, orgId: string, event: Account
     }
     case 'FundsReserved': {
       const { reservationId, keyId, spaceId, category, model, amount } = event.data;
-      if (account.open.has(reservationId) || fold.closed.has(reservationId)) {
+      if (account.open.has(reservationId) || fold.closed.has(`${orgId} ${reservationId}`)) {
         fold.anomalies.push(`${orgId}: ${reservationId} reserved twice`);
         return fold;
       }
@@ -108,7 +108,7 @@ export function foldAccountEvent(fold: LedgerFold, orgId: string, event: Account
         return fold;
       }
       account.open.delete(id);
-      fold.closed.add(id);
+      fold.closed.add(`${orgId} ${id}`);
       const row = rowOf(fold, request);
       row.requests++;
       if (event.type === 'ReservationSettled') {
