@@ -1,6 +1,6 @@
 import type { ModelCategory } from '../billing/categories.js';
 import type { AccountEvent } from '../ledger/account-events.js';
-import { applyAccountEvent, balanceOf, emptyAccountState, type AccountState } from '../ledger/account-state.js';
+import { applyAccountEvent, emptyAccountState, type AccountState } from '../ledger/account-state.js';
 
 /**
  * The finance audit's replay: a pure fold of decoded account events into the figures finance asks for.
@@ -15,9 +15,10 @@ import { applyAccountEvent, balanceOf, emptyAccountState, type AccountState } fr
  * millions. Closing a reservation that is not open (twice, or never reserved) changes no figure, as in
  * the read models, and is recorded as an anomaly: the account decider never writes one.
  *
- * Besides its own sums the fold runs the account decider's `applyAccountEvent` over the same events:
- * that is the state a reserve decision sees ("the in-log state"), and `verify` holds the two against each
- * other.
+ * Asked to (`verify` does), the fold also runs the account decider's `applyAccountEvent` over the same
+ * events: that is the state a reserve decision sees ("the in-log state"), and `verify` holds the two
+ * against each other. It keeps spend counters per scope, which makes a replay about twice as slow, so the
+ * report leaves it out.
  */
 export interface SpendRowKey {
   readonly orgId: string;
@@ -56,8 +57,8 @@ export interface AuditedAccount {
   readonly creditsByDay: Map<string, bigint>;
   settled: bigint;
   readonly open: Map<string, OpenRequest>;
-  /** The account decider's own state, folded from the same events. */
-  readonly decided: AccountState;
+  /** The account decider's own state, folded from the same events (only when the fold was asked to). */
+  readonly decided: AccountState | undefined;
 }
 
 export interface LedgerFold {
@@ -67,10 +68,11 @@ export interface LedgerFold {
   readonly closed: Set<string>;
   readonly anomalies: string[];
   events: number;
+  readonly withAccountState: boolean;
 }
 
-export function emptyLedgerFold(): LedgerFold {
-  return { accounts: new Map(), rows: new Map(), closed: new Set(), anomalies: [], events: 0 };
+export function emptyLedgerFold(options: { accountState?: boolean } = {}): LedgerFold {
+  return { accounts: new Map(), rows: new Map(), closed: new Set(), anomalies: [], events: 0, withAccountState: options.accountState ?? false };
 }
 
 export const ACCOUNT_STREAM_PREFIX = 'account-';
@@ -79,7 +81,7 @@ export const ACCOUNT_STREAM_PREFIX = 'account-';
 export function foldAccountEvent(fold: LedgerFold, orgId: string, event: AccountEvent, occurredAt: string): LedgerFold {
   fold.events++;
   const account = accountOf(fold, orgId);
-  applyAccountEvent(account.decided, event, occurredAt);
+  if (account.decided) applyAccountEvent(account.decided, event, occurredAt);
   switch (event.type) {
     case 'CreditsAdded': {
       const amount = BigInt(event.data.amount);
@@ -141,7 +143,6 @@ export function foldAccountEvent(fold: LedgerFold, orgId: string, event: Account
 
 export const balanceOfAccount = (account: AuditedAccount) => account.credits - account.settled;
 export const reservedOfAccount = (account: AuditedAccount) => [...account.open.values()].reduce((sum, request) => sum + request.amount, 0n);
-export const decidedBalance = (account: AuditedAccount) => balanceOf(account.decided);
 
 /** A copy that later events do not change (the figures as of one position of the log). */
 export function cloneLedgerFold(fold: LedgerFold): LedgerFold {
@@ -159,7 +160,7 @@ export function cloneLedgerFold(fold: LedgerFold): LedgerFold {
   }
   const rows = new Map<string, SpendRow>();
   for (const [key, row] of fold.rows) rows.set(key, { ...row });
-  return { accounts, rows, closed: new Set(fold.closed), anomalies: [...fold.anomalies], events: fold.events };
+  return { accounts, rows, closed: new Set(fold.closed), anomalies: [...fold.anomalies], events: fold.events, withAccountState: fold.withAccountState };
 }
 
 export function utcDay(isoTime: string): string {
@@ -169,7 +170,7 @@ export function utcDay(isoTime: string): string {
 function accountOf(fold: LedgerFold, orgId: string): AuditedAccount {
   let account = fold.accounts.get(orgId);
   if (!account) {
-    account = { orgId, credits: 0n, creditsByDay: new Map(), settled: 0n, open: new Map(), decided: emptyAccountState() };
+    account = { orgId, credits: 0n, creditsByDay: new Map(), settled: 0n, open: new Map(), decided: fold.withAccountState ? emptyAccountState() : undefined };
     fold.accounts.set(orgId, account);
   }
   return account;

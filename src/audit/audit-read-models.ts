@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { ModelCategory } from '../billing/categories.js';
 import { ledgerProjection } from '../../projections/ledger-projection.js';
-import { emptyAccountState } from '../ledger/account-state.js';
 import { emptyLedgerFold, type LedgerFold, type SpendRow } from './audit-fold.js';
 import type { AuditFilter } from './audit-report.js';
 
@@ -110,7 +109,7 @@ export async function readLedgerReadModels(db: Kysely<object>, filter: Pick<Audi
 
 function accountOf(fold: LedgerFold, orgId: string) {
   let account = fold.accounts.get(orgId);
-  if (!account) fold.accounts.set(orgId, (account = { orgId, credits: 0n, creditsByDay: new Map(), settled: 0n, open: new Map(), decided: emptyAccountState() }));
+  if (!account) fold.accounts.set(orgId, (account = { orgId, credits: 0n, creditsByDay: new Map(), settled: 0n, open: new Map(), decided: undefined }));
   return account;
 }
 

@@ -1,5 +1,6 @@
 import { formatUsd } from '../billing/money.js';
-import { balanceOfAccount, reservedOfAccount, decidedBalance, type LedgerFold } from './audit-fold.js';
+import { balanceOf } from '../ledger/account-state.js';
+import { balanceOfAccount, reservedOfAccount, type LedgerFold } from './audit-fold.js';
 import { buildAuditReport, type AuditFilter, type AuditGroup, type Figures } from './audit-report.js';
 import type { ReadModelSnapshot } from './audit-read-models.js';
 
@@ -54,8 +55,10 @@ export function verifyBalances(head: LedgerFold, atCheckpoint: LedgerFold, readM
     if (orgId !== undefined && account.orgId !== orgId) continue;
     const balance = balanceOfAccount(account);
     const reserved = reservedOfAccount(account);
-    if (balance !== decidedBalance(account)) mismatches.push(`${account.orgId} balance: log ${formatUsd(balance)}, account state ${formatUsd(decidedBalance(account))}`);
-    if (reserved !== account.decided.reserved) mismatches.push(`${account.orgId} reserved: log ${formatUsd(reserved)}, account state ${formatUsd(account.decided.reserved)}`);
+    const decided = account.decided;
+    if (!decided) throw new Error('verify needs a replay that folds the account state too (replayLedger with accountState)');
+    if (balance !== balanceOf(decided)) mismatches.push(`${account.orgId} balance: log ${formatUsd(balance)}, account state ${formatUsd(balanceOf(decided))}`);
+    if (reserved !== decided.reserved) mismatches.push(`${account.orgId} reserved: log ${formatUsd(reserved)}, account state ${formatUsd(decided.reserved)}`);
   }
   mismatches.push(...compareBalances(atCheckpoint, readModels, orgId));
   return mismatches;

@@ -16,6 +16,8 @@ export interface ReplayOptions {
    */
   readonly snapshotAt?: string | null;
   readonly pageSize?: number;
+  /** Also fold the account decider's state (for verify; see audit-fold.ts). */
+  readonly accountState?: boolean;
 }
 
 export interface Replay {
@@ -29,7 +31,7 @@ export interface Replay {
 
 export async function replayLedger(store: EventStore, options: ReplayOptions = {}): Promise<Replay> {
   const pageSize = options.pageSize ?? 5_000;
-  const fold = emptyLedgerFold();
+  const fold = emptyLedgerFold({ accountState: options.accountState ?? false });
   const wantSnapshot = options.snapshotAt !== undefined;
   let atSnapshot = wantSnapshot && options.snapshotAt === null ? cloneLedgerFold(fold) : undefined;
   let eventsRead = 0;

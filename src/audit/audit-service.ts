@@ -56,7 +56,7 @@ export interface Verification {
 
 export async function verifyLedger(sources: AuditSources, orgId?: string): Promise<Verification> {
   const readModels = await readLedgerReadModels(sources.readModels, { orgId });
-  const replay = await replayLedger(sources.store, { ...(orgId === undefined ? {} : { orgId }), snapshotAt: readModels.checkpoint });
+  const replay = await replayLedger(sources.store, { ...(orgId === undefined ? {} : { orgId }), snapshotAt: readModels.checkpoint, accountState: true });
   const organizations = new Set([...replay.head.accounts.keys(), ...readModels.balances.keys()]).size;
   if (!replay.atSnapshot) return { organizations, checkpoint: readModels.checkpoint, mismatches: [notInLog(readModels.checkpoint)] };
   return { organizations, checkpoint: readModels.checkpoint, mismatches: verifyBalances(replay.head, replay.atSnapshot, readModels, orgId) };

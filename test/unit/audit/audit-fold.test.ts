@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { createUsage } from '../../../src/billing/usage.js';
 import { auditCsv, auditJson } from '../../../src/audit/audit-format.js';
-import { balanceOfAccount, emptyLedgerFold, foldAccountEvent, reservedOfAccount, decidedBalance, type LedgerFold } from '../../../src/audit/audit-fold.js';
+import { balanceOfAccount, emptyLedgerFold, foldAccountEvent, reservedOfAccount, type LedgerFold } from '../../../src/audit/audit-fold.js';
 import { buildAuditReport, type AuditFilter } from '../../../src/audit/audit-report.js';
 import type { AccountEvent } from '../../../src/ledger/account-events.js';
+import { balanceOf } from '../../../src/ledger/account-state.js';
 
 /**
  * A scripted history of two organizations over two UTC days, folded event by event; every expected
@@ -17,7 +18,7 @@ const reserve = (id: string, amount: string, keyId: string, model = 'openai/gpt-
 const settle = (id: string, cost: string, overrun = '0'): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost, usage: createUsage({ inputTokens: 1 }), overrun } });
 
 function history(): LedgerFold {
-  const fold = emptyLedgerFold();
+  const fold = emptyLedgerFold({ accountState: true });
   const at = (orgId: string, event: AccountEvent, time: string) => foldAccountEvent(fold, orgId, event, time);
   // org_a, day 1 (2026-11-20): credits 10.00
   at('org_a', { type: 'CreditsAdded', data: { amount: '10000000000', idempotencyKey: null } }, '2026-11-20T08:00:00.000Z');
@@ -57,8 +58,8 @@ describe('finance audit fold', () => {
     expect(balanceOfAccount(a)).to.equal(9_620_000_000n);
     expect(reservedOfAccount(a)).to.equal(250_000_000n);
     // the account decider's own fold of the same events agrees
-    expect(decidedBalance(a)).to.equal(9_620_000_000n);
-    expect(a.decided.reserved).to.equal(250_000_000n);
+    expect(balanceOf(a.decided!)).to.equal(9_620_000_000n);
+    expect(a.decided!.reserved).to.equal(250_000_000n);
     expect(history().anomalies).to.deep.equal(['org_a: gen-1 closed (ReservationSettled) while not open']);
   });
 

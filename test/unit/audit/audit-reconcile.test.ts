@@ -11,7 +11,7 @@ import type { AuditFilter } from '../../../src/audit/audit-report.js';
  * changed one figure at a time.
  */
 function log(): LedgerFold {
-  const fold = emptyLedgerFold();
+  const fold = emptyLedgerFold({ accountState: true });
   const time = '2026-11-21T10:00:00.000Z';
   foldAccountEvent(fold, 'org_a', { type: 'CreditsAdded', data: { amount: '5000000000', idempotencyKey: null } }, time);
   const reserve = (reservationId: string, amount: string) =>
@@ -29,7 +29,7 @@ function readModels(): ReadModelSnapshot {
   const closed = { ...row, requests: 1, spend: 300_000_000n, settled: 1, overruns: 0, overrunAmount: 0n, cutOffs: 0, cutOffAmount: 0n, released: 0, expired: 0 };
   requests.rows.set('r', { ...closed });
   spendDaily.rows.set('r', { ...closed });
-  const account = () => ({ orgId: 'org_a', credits: 0n, creditsByDay: new Map(), settled: 0n, open: new Map(), decided: log().accounts.get('org_a')!.decided });
+  const account = () => ({ orgId: 'org_a', credits: 0n, creditsByDay: new Map(), settled: 0n, open: new Map(), decided: undefined });
   requests.accounts.set('org_a', account());
   requests.accounts.get('org_a')!.open.set('gen-2', { ...row, reservationId: 'gen-2', amount: 200_000_000n });
   spendDaily.accounts.set('org_a', account());
