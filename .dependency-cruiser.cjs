@@ -13,14 +13,17 @@
 
 /** Layers from the top; each entry names one unit (a folder or a file) by a path pattern. */
 const LAYERS = [
-  // Entry points: the server and the two CLIs.
-  { main: '^src/main\\.ts$', 'admin cli': '^src/admin/cli\\.ts$', 'projections cli': '^projections/cli\\.ts$' },
+  // Entry points: the server and the CLIs.
+  { main: '^src/main\\.ts$', 'admin cli': '^src/admin/cli\\.ts$', 'projections cli': '^projections/cli\\.ts$', 'audit cli': '^src/audit/cli\\.ts$' },
   // The stores and services every entry point opens (it names the readiness checks HTTP reports).
   { core: '^src/core\\.ts$' },
   // The admin API: routes mounted next to the pipeline's; it reads bodies with the pipeline's helpers.
   { admin: '^src/admin/' },
   // metrics: the /metrics route and its request observer, mounted by main beside the http app's routes.
   { http: '^src/http/', metrics: '^src/metrics/' },
+  // The finance audit: replays the log (ledger, eventstore) and reads the read models to reconcile; only
+  // the admin API, http and the entry points use it.
+  { audit: '^src/audit/' },
   { pipeline: '^src/pipeline/' },
   { endpoints: '^src/endpoints/' },
   // Read models: fed from the ledger's and access's event catalogues.

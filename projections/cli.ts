@@ -1,3 +1,6 @@
+import { AdminApiClient, AdminApiError } from '../src/admin/admin-api-client.js';
+import { runRemoteProjectionsCommand } from '../src/admin/remote-projections-command.js';
+import { runningGateway } from '../src/admin/running-gateway.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/core.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
@@ -8,10 +11,15 @@ import { eventCatalogue, projections } from './registry.js';
 /**
  * `npm run projections -- status | rebuild [name] | run`, configured like the gateway: DATABASE_URL (else
  * PGlite in DATA_DIR) for read models and checkpoints, EVENTSTORE_URL for EventStoreDB (else the Postgres
- * event store on the same database). In the embedded mode the gateway holds DATA_DIR, so stop it first.
+ * event store on the same database). In the embedded mode, while a gateway holds DATA_DIR, `status` and
+ * `rebuild` go through that gateway's admin API (src/admin/remote-projections-command.ts).
  */
 async function main(): Promise<number> {
   const config = loadConfig();
+  const gateway = runningGateway(config);
+  if (gateway) {
+    return runRemoteProjectionsCommand(process.argv.slice(2), new AdminApiClient(gateway), (line) => process.stdout.write(`${line}\n`), (line) => process.stderr.write(`${line}\n`));
+  }
   const database = await openDatabase(config, { poolSize: 5, applicationName: 'model-gateway-projections' });
   try {
     const store = createEventStore(config, database);
@@ -41,6 +49,9 @@ try {
 } catch (error) {
   if (error instanceof ConfigError || error instanceof DataDirLockedError) {
     process.stderr.write(`${error.message}\n`);
+    process.exitCode = 1;
+  } else if (error instanceof AdminApiError) {
+    process.stderr.write(`${error.code}: ${error.message}\n`);
     process.exitCode = 1;
   } else {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

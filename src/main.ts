@@ -2,7 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { adminRoutes } from './admin/admin-routes.js';
+import { auditRoutes } from './admin/audit-routes.js';
 import { consoleRoutes } from './admin/console-routes.js';
+import { projectionRoutes } from './admin/projection-routes.js';
+import { announceGateway } from './admin/running-gateway.js';
 import { resolveAdminToken } from './admin/admin-token.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { CatalogError } from './catalog/load-catalog.js';
@@ -104,6 +107,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         endpointRoutes(pipeline),
         modelsRoute(pipeline),
         adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely }),
+        auditRoutes({ adminToken: admin.token, commands, clock, store, readModels: database.kysely }),
+        projectionRoutes({ adminToken: admin.token, database, store }),
         consoleRoutes({ adminToken: admin.token, clock })],
     });
     const server = createServer(app);
@@ -120,6 +125,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     logger.info({ url, mode, models: catalog.current.models.size }, 'gateway listening');
+    // the CLIs reach this gateway's admin API while it holds the data directory (admin/running-gateway.ts)
+    if (mode === 'embedded') core.track(announceGateway(config.DATA_DIR, url));
 
     let stopping: Promise<void> | undefined;
     const stop = () =>

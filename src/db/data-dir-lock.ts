@@ -52,3 +52,16 @@ function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/** The pid of the live process (other than this one) holding the data directory, if any. */
+export function dataDirHolder(directory: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(directory, 'gateway.lock'), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const holder = Number.parseInt(text, 10);
+  return Number.isInteger(holder) && holder !== process.pid && isAlive(holder) ? holder : undefined;
+}

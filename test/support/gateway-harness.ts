@@ -11,7 +11,8 @@ import { parseUsd } from '../../src/billing/money.js';
 /**
  * A gateway in production mode in front of both fake providers, with an admin client: what the
  * end-to-end suites of the text endpoints share. `checkLedger` recomputes the balance equation from the
- * log and compares it with what the admin API shows.
+ * log (with the finance audit's replay) and compares it with what the admin API shows; `npm run audit --
+ * verify` runs once after the whole suite (test/e2e/ledger-verify.test.ts).
  */
 export interface GatewayHarness {
   readonly gateway: Awaited<ReturnType<typeof startTestGateway>>;

@@ -14,6 +14,8 @@ import type { EventLoopReport, HeapReport } from './event-loop-probe.js';
  */
 export interface GatewayProcess {
   readonly url: string;
+  /** Its DATA_DIR (a temporary directory, removed by `stop`): where the embedded mode keeps PGlite. */
+  readonly dataDir: string;
   /** Event-loop reports of the child (only with `{ probeEventLoop: true }`), oldest first. */
   readonly eventLoop: EventLoopReport[];
   /** The child's heap used after a full collection, in bytes (only with `{ probeEventLoop: true }`). */
@@ -90,7 +92,7 @@ export async function startGatewayProcess(env: Record<string, string>, providers
     await stop();
     throw error;
   }
-  return { url, eventLoop, heapUsedAfterGc, retainedAfterGc, admin: new AdminClient(url), child, output: () => output, stop };
+  return { url, dataDir: directory, eventLoop, heapUsedAfterGc, retainedAfterGc, admin: new AdminClient(url), child, output: () => output, stop };
 }
 
 async function waitUntilListening(url: string, exited: () => boolean, output: () => string): Promise<void> {

@@ -1,0 +1,203 @@
+import type { ModelCategory } from '../billing/categories.js';
+import type { AccountEvent } from '../ledger/account-events.js';
+import { applyAccountEvent, emptyAccountState, type AccountState } from '../ledger/account-state.js';
+
+/**
+ * The finance audit's replay: a pure fold of decoded account events into the figures finance asks for.
+ * It defines every figure the way the ledger read models do (projections/ledger-projection.ts), so that
+ * `--reconcile` can hold one against the other:
+ * - a request's spend (the cost of a settlement or a cut-off; released and expired requests cost 0) and
+ *   its request count belong to the UTC day its money was reserved, and count once the request closes;
+ * - an organization's balance is credits − settled cost; its reserved amount is the sum of its open
+ *   reservations.
+ * Figures are kept per spend row (organization, reserve day, key, space, type, model), the finest grain
+ * any grouping of the report needs, so a replay of millions of events keeps thousands of rows, not
+ * millions. Closing a reservation that is not open (twice, or never reserved) changes no figure, as in
+ * the read models, and is recorded as an anomaly: the account decider never writes one.
+ *
+ * Asked to (`verify` does), the fold also runs the account decider's `applyAccountEvent` over the same
+ * events: that is the state a reserve decision sees ("the in-log state"), and `verify` holds the two
+ * against each other. It keeps spend counters per scope, which makes a replay about twice as slow, so the
+ * report leaves it out.
+ */
+export interface SpendRowKey {
+  readonly orgId: string;
+  /** UTC day (YYYY-MM-DD) the request's money was reserved. */
+  readonly day: string;
+  readonly keyId: string;
+  readonly spaceId: string | null;
+  readonly category: ModelCategory;
+  readonly model: string;
+}
+
+export interface SpendRow extends SpendRowKey {
+  /** Closed requests (settled, cut off, released or expired). */
+  requests: number;
+  /** Cost of the settled and cut-off requests, nanodollars. */
+  spend: bigint;
+  settled: number;
+  /** Settled requests whose cost exceeded their reserve, and the cost above the reserve. */
+  overruns: number;
+  overrunAmount: bigint;
+  cutOffs: number;
+  cutOffAmount: bigint;
+  released: number;
+  expired: number;
+}
+
+export interface OpenRequest extends SpendRowKey {
+  readonly reservationId: string;
+  readonly amount: bigint;
+}
+
+export interface AuditedAccount {
+  readonly orgId: string;
+  credits: bigint;
+  /** Credits by the UTC day they were added. */
+  readonly creditsByDay: Map<string, bigint>;
+  settled: bigint;
+  readonly open: Map<string, OpenRequest>;
+  /** The account decider's own state, folded from the same events (only when the fold was asked to). */
+  readonly decided: AccountState | undefined;
+}
+
+export interface LedgerFold {
+  readonly accounts: Map<string, AuditedAccount>;
+  readonly rows: Map<string, SpendRow>;
+  /** `<orgId> <reservationId>` of every reservation closed so far (to tell a second closing from a first). */
+  readonly closed: Set<string>;
+  readonly anomalies: string[];
+  events: number;
+  readonly withAccountState: boolean;
+}
+
+export function emptyLedgerFold(options: { accountState?: boolean } = {}): LedgerFold {
+  return { accounts: new Map(), rows: new Map(), closed: new Set(), anomalies: [], events: 0, withAccountState: options.accountState ?? false };
+}
+
+export const ACCOUNT_STREAM_PREFIX = 'account-';
+
+/** Applies one event of the stream `account-<orgId>`, written at `occurredAt`; changes the fold in place. */
+export function foldAccountEvent(fold: LedgerFold, orgId: string, event: AccountEvent, occurredAt: string): LedgerFold {
+  fold.events++;
+  const account = accountOf(fold, orgId);
+  if (account.decided) applyAccountEvent(account.decided, event, occurredAt);
+  switch (event.type) {
+    case 'CreditsAdded': {
+      const amount = BigInt(event.data.amount);
+      const day = utcDay(occurredAt);
+      account.credits += amount;
+      account.creditsByDay.set(day, (account.creditsByDay.get(day) ?? 0n) + amount);
+      return fold;
+    }
+    case 'FundsReserved': {
+      const { reservationId, keyId, spaceId, category, model, amount } = event.data;
+      if (account.open.has(reservationId) || fold.closed.has(`${orgId} ${reservationId}`)) {
+        fold.anomalies.push(`${orgId}: ${reservationId} reserved twice`);
+        return fold;
+      }
+      account.open.set(reservationId, { reservationId, orgId, day: utcDay(occurredAt), keyId, spaceId, category, model, amount: BigInt(amount) });
+      return fold;
+    }
+    case 'ReservationSettled':
+    case 'ReservationCutOff':
+    case 'ReservationReleased':
+    case 'ReservationExpired': {
+      const id = event.data.reservationId;
+      const request = account.open.get(id);
+      if (!request) {
+        fold.anomalies.push(`${orgId}: ${id} closed (${event.type}) while not open`);
+        return fold;
+      }
+      account.open.delete(id);
+      fold.closed.add(`${orgId} ${id}`);
+      const row = rowOf(fold, request);
+      row.requests++;
+      if (event.type === 'ReservationSettled') {
+        const cost = BigInt(event.data.cost);
+        const overrun = BigInt(event.data.overrun);
+        account.settled += cost;
+        row.spend += cost;
+        row.settled++;
+        if (overrun > 0n) {
+          row.overruns++;
+          row.overrunAmount += overrun;
+        }
+      } else if (event.type === 'ReservationCutOff') {
+        const cost = BigInt(event.data.cost);
+        account.settled += cost;
+        row.spend += cost;
+        row.cutOffs++;
+        row.cutOffAmount += cost;
+      } else if (event.type === 'ReservationReleased') {
+        row.released++;
+      } else {
+        row.expired++;
+      }
+      return fold;
+    }
+    case 'AccessRulesChanged':
+      return fold;
+  }
+}
+
+export const balanceOfAccount = (account: AuditedAccount) => account.credits - account.settled;
+export const reservedOfAccount = (account: AuditedAccount) => [...account.open.values()].reduce((sum, request) => sum + request.amount, 0n);
+
+/** A copy that later events do not change (the figures as of one position of the log). */
+export function cloneLedgerFold(fold: LedgerFold): LedgerFold {
+  const accounts = new Map<string, AuditedAccount>();
+  for (const [orgId, account] of fold.accounts) {
+    accounts.set(orgId, {
+      orgId,
+      credits: account.credits,
+      creditsByDay: new Map(account.creditsByDay),
+      settled: account.settled,
+      open: new Map(account.open),
+      // the decider's state is only compared at the head of the log
+      decided: account.decided,
+    });
+  }
+  const rows = new Map<string, SpendRow>();
+  for (const [key, row] of fold.rows) rows.set(key, { ...row });
+  return { accounts, rows, closed: new Set(fold.closed), anomalies: [...fold.anomalies], events: fold.events, withAccountState: fold.withAccountState };
+}
+
+export function utcDay(isoTime: string): string {
+  return new Date(isoTime).toISOString().slice(0, 10);
+}
+
+function accountOf(fold: LedgerFold, orgId: string): AuditedAccount {
+  let account = fold.accounts.get(orgId);
+  if (!account) {
+    account = { orgId, credits: 0n, creditsByDay: new Map(), settled: 0n, open: new Map(), decided: fold.withAccountState ? emptyAccountState() : undefined };
+    fold.accounts.set(orgId, account);
+  }
+  return account;
+}
+
+function rowOf(fold: LedgerFold, key: SpendRowKey): SpendRow {
+  const id = `${key.orgId}\u0000${key.day}\u0000${key.keyId}\u0000${key.spaceId ?? ''}\u0000${key.category}\u0000${key.model}`;
+  let row = fold.rows.get(id);
+  if (!row) {
+    row = {
+      orgId: key.orgId,
+      day: key.day,
+      keyId: key.keyId,
+      spaceId: key.spaceId,
+      category: key.category,
+      model: key.model,
+      requests: 0,
+      spend: 0n,
+      settled: 0,
+      overruns: 0,
+      overrunAmount: 0n,
+      cutOffs: 0,
+      cutOffAmount: 0n,
+      released: 0,
+      expired: 0,
+    };
+    fold.rows.set(id, row);
+  }
+  return row;
+}
