@@ -25,11 +25,16 @@ export async function mochaGlobalSetup(): Promise<void> {
 
 export async function mochaGlobalTeardown(): Promise<void> {
   if (!services) return;
-  const run = process.env.TEST_RUN_ID!;
+  await removeTestRun(services, `gw_test_${process.env.TEST_RUN_ID!}`, process.env.TEST_REDIS_PREFIX!);
+  await services.stop();
+}
+
+/** Drops every database whose name starts with `databasePrefix` and deletes every key under `redisPrefix`. */
+export async function removeTestRun(services: TestServices, databasePrefix: string, redisPrefix: string): Promise<void> {
   const client = new pg.Client({ connectionString: services.postgresUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [`gw_test_${run}%`]);
+    const { rows } = await client.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [`${databasePrefix}%`]);
     for (const { datname } of rows) await client.query(`drop database if exists "${datname}" with (force)`);
   } finally {
     await client.end();
@@ -38,14 +43,13 @@ export async function mochaGlobalTeardown(): Promise<void> {
   try {
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${process.env.TEST_REDIS_PREFIX}*`, 'COUNT', 1000);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 1000);
       cursor = next;
       if (keys.length) await redis.del(...keys);
     } while (cursor !== '0');
   } finally {
     redis.disconnect();
   }
-  await services.stop();
 }
 
 export function withDatabase(url: string, database: string): string {

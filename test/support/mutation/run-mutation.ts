@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { randomBase62 } from '../../../src/ids/random-id.js';
+import { removeTestRun } from '../global-setup.js';
 import { ensureTestServices } from '../test-services.js';
 
 /**
@@ -37,24 +36,6 @@ try {
 console.log(`[mutation] finished in ${Math.round((Date.now() - started) / 60_000)} min; reports in reports/mutation/`);
 process.exit(code);
 
-async function cleanUp(): Promise<void> {
-  const client = new pg.Client({ connectionString: services.postgresUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [`gw_test_${run}%`]);
-    for (const { datname } of rows) await client.query(`drop database if exists "${datname}" with (force)`);
-  } finally {
-    await client.end();
-  }
-  const redis = new Redis(services.redisUrl);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `gwtest:${run}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+function cleanUp(): Promise<void> {
+  return removeTestRun(services, `gw_test_${run}`, `gwtest:${run}`);
 }
