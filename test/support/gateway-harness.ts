@@ -69,10 +69,10 @@ export async function startGatewayHarness(env: Record<string, string> = {}, opti
  * A harness for the enclosing suite: started before its tests; after them, the balance equation is checked
  * from the log and the harness closed, also when the check fails. Call the returned function in the tests.
  */
-export function useGatewayHarness(env: Record<string, string> = {}): () => GatewayHarness {
+export function useGatewayHarness(env: Record<string, string> = {}, options: StartOptions = {}): () => GatewayHarness {
   let harness: GatewayHarness | undefined;
   before(async () => {
-    harness = await startGatewayHarness(env);
+    harness = await startGatewayHarness(env, options);
   });
   after(async () => {
     if (!harness) return;
