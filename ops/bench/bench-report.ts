@@ -1,6 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+interface PacedFigures {
+  readonly ratePerSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+  /** By status and error code, e.g. "503 store_unavailable". */
+  readonly errorKinds: Record<string, number>;
+}
+
 /** One target's figures from one run of `npm run bench`. CPU figures are µs per request, from the OS. */
 export interface TargetResult {
   readonly name: string;
@@ -19,10 +28,12 @@ export interface TargetResult {
     /** Every process and the kernel, the load generator excepted. */
     readonly machine: number | undefined;
   };
+  /** Event-store appends refused as conflicts (another instance had appended to the stream), a request. */
+  readonly conflictsPerRequest?: number | undefined;
   /** At a fixed rate of requests, latency to the end of the answer (ms). */
-  readonly paced: { readonly ratePerSecond: number; readonly p50: number; readonly p99: number; readonly errors: number };
+  readonly paced: PacedFigures;
   /** Streaming requests at a fixed rate, time to the first body chunk (ms). */
-  readonly streaming: { readonly ratePerSecond: number; readonly p50: number; readonly p99: number; readonly errors: number };
+  readonly streaming: PacedFigures;
   /** Peak resident set of the target's main process since it started (bytes). */
   readonly peakRssBytes: number | undefined;
   /** The largest resident set sampled during the 64-connection load (bytes). */
@@ -47,7 +58,34 @@ export function compared(result: TargetResult, floor: TargetResult) {
   };
 }
 
-export function printReport(results: readonly TargetResult[], floor: TargetResult, settings: { connections: number; seconds: number }): void {
+/** Two instances sharing one organization's load, against one instance alone. */
+export interface ScaleOut {
+  readonly one: TargetResult;
+  readonly two: TargetResult;
+}
+
+/** The balance equation of one gateway's ledger after the load, from its audit. */
+export interface LedgerCheck {
+  readonly name: string;
+  readonly organizations: number;
+  readonly mismatches: readonly string[];
+}
+
+function scaleOutFigures(scaleOut: ScaleOut) {
+  return {
+    throughputRatio: scaleOut.two.perSecond / scaleOut.one.perSecond,
+    ownCpuRatio: ratio(scaleOut.two.cpu.own, scaleOut.one.cpu.own),
+    conflictsPerRequest: scaleOut.two.conflictsPerRequest,
+  };
+}
+
+export function printReport(
+  results: readonly TargetResult[],
+  floor: TargetResult,
+  settings: { connections: number; seconds: number },
+  scaleOut: ScaleOut | undefined,
+  ledgers: readonly LedgerCheck[],
+): void {
   const { connections, seconds } = settings;
   const pacedRate = floor.paced.ratePerSecond;
   console.log(`\nnon-streaming chat completions, billing on, one run, the same fake provider; ${connections} connections for ${seconds} s (throughput, CPU),`);
@@ -69,17 +107,42 @@ export function printReport(results: readonly TargetResult[], floor: TargetResul
         `${fixed(result.cpu.machine, 0)} | ${errors} |`,
     );
   }
+  for (const result of results) {
+    const kinds = [...Object.entries(result.paced.errorKinds).map(([kind, count]) => [`${kind} (paced)`, count]), ...Object.entries(result.streaming.errorKinds).map(([kind, count]) => [`${kind} (streaming)`, count])];
+    if (kinds.length > 0) console.log(`errors of ${result.name} at a fixed rate: ${kinds.map(([kind, count]) => `${count} × ${kind}`).join(', ')}`);
+  }
   console.log('\nCPU per request is user + system time read from /proc: the target\'s own process(es); the Postgres backends of its');
   console.log('databases; the private Redis server; the whole machine minus the load generator. "added" is over the bare proxy.');
   console.log('targets (production): ≥ 0.30 × proxy throughput, own CPU ≤ 3 × proxy, Postgres + Redis ≤ 1 × proxy, ≤ 1 ms added at p50, ≤ 5 ms at p99,');
   console.log('≤ 2 ms added time to first byte, ≤ 300 MB RSS; embedded: ≥ 0.20 ×, own CPU ≤ 6 ×');
+  if (scaleOut) {
+    const figures = scaleOutFigures(scaleOut);
+    console.log('\nscale-out, one organization: two production instances sharing the load against one instance alone');
+    console.log('| | req/s | CPU µs/req, gateways | conflicts a request |');
+    console.log('|---|---|---|---|');
+    console.log(`| one instance | ${Math.round(scaleOut.one.perSecond)} | ${fixed(scaleOut.one.cpu.own, 0)} | ${fixed(scaleOut.one.conflictsPerRequest, 3)} |`);
+    console.log(`| two instances | ${Math.round(scaleOut.two.perSecond)} | ${fixed(scaleOut.two.cpu.own, 0)} | ${fixed(scaleOut.two.conflictsPerRequest, 3)} |`);
+    console.log(`| two ÷ one | ${figures.throughputRatio.toFixed(2)} | ${fixed(figures.ownCpuRatio, 2)} | |`);
+    console.log('targets: throughput ≥ 1.00 × one instance\'s, the gateways\' CPU a request ≤ 1.15 × one instance\'s');
+  }
+  console.log('\nbalance equation after the load (credits − settled = balance, open reservations = reserved; the audit replays the log):');
+  for (const ledger of ledgers) {
+    console.log(`  ${ledger.name}: ${ledger.mismatches.length === 0 ? `holds for ${ledger.organizations} organization(s)` : `BROKEN: ${ledger.mismatches.join('; ')}`}`);
+  }
 }
 
 /** Writes the run's figures as JSON under .bench/ (git-ignored) and returns the path. */
-export function writeReport(results: readonly TargetResult[], floor: TargetResult, settings: Record<string, unknown>): string {
+export function writeReport(
+  results: readonly TargetResult[],
+  floor: TargetResult,
+  settings: Record<string, unknown>,
+  scaleOut: ScaleOut | undefined,
+  ledgers: readonly LedgerCheck[],
+): string {
   mkdirSync('.bench', { recursive: true });
   const path = join('.bench', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   const targets = results.map((result) => ({ ...result, versusProxy: compared(result, floor) }));
-  writeFileSync(path, `${JSON.stringify({ at: new Date().toISOString(), settings, targets }, null, 2)}\n`);
+  const twoVersusOne = scaleOut ? scaleOutFigures(scaleOut) : undefined;
+  writeFileSync(path, `${JSON.stringify({ at: new Date().toISOString(), settings, targets, twoVersusOne, ledgers }, null, 2)}\n`);
   return path;
 }

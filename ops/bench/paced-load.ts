@@ -8,9 +8,9 @@ import { Pool } from 'undici';
  * client library's would.
  */
 export interface PacedLoadOptions {
-  readonly origin: string;
+  /** Servers that share the load, taking turns request by request (two gateway instances: two entries). */
+  readonly entries: readonly { readonly origin: string; readonly headers: Record<string, string> }[];
   readonly path: string;
-  readonly headers: Record<string, string>;
   readonly body: string;
   readonly ratePerSecond: number;
   readonly seconds: number;
@@ -20,31 +20,45 @@ export interface PacedLoadOptions {
 export interface PacedLoadResult {
   readonly requests: number;
   readonly errors: number;
+  /** The errors by status and error code ("503 store_unavailable"), or by the client's error code. */
+  readonly errorKinds: Record<string, number>;
   /** Milliseconds, with fractions. */
   readonly p50: number;
   readonly p99: number;
 }
 
 export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
-  const pool = new Pool(options.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
+  const pools = options.entries.map((entry) => new Pool(entry.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 }));
+  const headers = options.entries.map((entry) => ({ 'content-type': 'application/json', ...entry.headers }));
   const latencies: number[] = [];
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
   const inFlight = new Set<Promise<void>>();
-  const one = async (): Promise<void> => {
+  const one = async (turn: number): Promise<void> => {
     const started = performance.now();
+    const index = turn % pools.length;
     try {
-      const response = await pool.request({ path: options.path, method: 'POST', headers: options.headers, body: options.body });
+      const response = await pools[index]!.request({ path: options.path, method: 'POST', headers: headers[index], body: options.body });
       let timed = false;
-      for await (const _chunk of response.body) {
+      let body = '';
+      for await (const chunk of response.body) {
+        if (response.statusCode !== 200) body += chunk;
         if (options.firstByte && !timed) {
           latencies.push(performance.now() - started);
           timed = true;
         }
       }
-      if (response.statusCode !== 200) errors++;
+      if (response.statusCode !== 200) {
+        errors++;
+        const code = /"code":"([^"]+)"/.exec(body)?.[1] ?? '';
+        const kind = `${response.statusCode}${code ? ` ${code}` : ''}`;
+        errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+      }
       else if (!timed) latencies.push(performance.now() - started);
-    } catch {
+    } catch (error) {
       errors++;
+      const kind = (error as { code?: string }).code ?? 'connection error';
+      errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
     }
   };
   const begin = performance.now();
@@ -53,15 +67,15 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
   while (sent < total) {
     const due = Math.min(total, Math.floor(((performance.now() - begin) / 1000) * options.ratePerSecond) + 1);
     for (; sent < due; sent++) {
-      const request = one();
+      const request = one(sent);
       inFlight.add(request);
       void request.finally(() => inFlight.delete(request));
     }
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   await Promise.all(inFlight);
-  await pool.close();
+  await Promise.all(pools.map((pool) => pool.close()));
   latencies.sort((a, b) => a - b);
   const at = (fraction: number) => latencies[Math.min(latencies.length - 1, Math.floor(fraction * latencies.length))] ?? Number.NaN;
-  return { requests: total, errors, p50: at(0.5), p99: at(0.99) };
+  return { requests: total, errors, errorKinds, p50: at(0.5), p99: at(0.99) };
 }

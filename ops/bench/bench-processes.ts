@@ -1,0 +1,108 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../../test/support/test-services.js';
+
+/** The servers of one benchmark run, each in its own process (its own event loop, as in production). */
+export interface Running {
+  url: string;
+  child: ChildProcess;
+}
+
+/** Starts `node <args>` and resolves once its output matches `ready` (the first group is its URL). */
+export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<Running> {
+  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start: ${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = ready.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        // from here on the output (a line per request) is drained, not kept
+        child.stdout!.off('data', onData).resume();
+        child.stderr!.off('data', onData).resume();
+        resolve({ url: match[1]!, child });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+  });
+}
+
+export async function stop(running: Running): Promise<void> {
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return; // 'exit' would never come
+  running.child.kill('SIGTERM');
+  await new Promise((resolve) => running.child.once('exit', resolve));
+}
+
+export interface GatewaySettings {
+  readonly adminToken: string;
+  readonly fakeUrl: string;
+  /** Where the gateway's catalog (and, in embedded mode, its data) goes. */
+  readonly directory: string;
+  /** `--cpu-prof` into .bench/. */
+  readonly profile: boolean;
+}
+
+/** Starts `src/main.ts` with a one-model catalog on the fake provider; `env` picks the mode. */
+export async function startGateway(env: Record<string, string>, settings: GatewaySettings): Promise<Running> {
+  mkdirSync(settings.directory, { recursive: true });
+  const catalog = join(settings.directory, 'catalog.yaml');
+  writeFileSync(
+    catalog,
+    `providers:\n  openai: { kind: openai, base_url: "${settings.fakeUrl}" }\nmodels:\n  - id: openai/gpt-4o-mini\n    category: text\n    max_output_tokens: 16384\n    pricing: { input_per_mtok: "0.15", output_per_mtok: "0.60" }\n`,
+  );
+  const port = await freePort();
+  const running = await startProcess(
+    [
+      ...(settings.profile ? ['--cpu-prof', '--cpu-prof-dir', '.bench'] : []),
+      ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      '--import',
+      'tsx',
+      'src/main.ts',
+    ],
+    { PORT: String(port), HOST: '127.0.0.1', CATALOG_FILE: catalog, ADMIN_TOKEN: settings.adminToken, LOG_LEVEL: 'info', DATA_DIR: join(settings.directory, 'data'), ...env },
+    /(gateway listening)/,
+  );
+  running.url = `http://127.0.0.1:${port}`;
+  return running;
+}
+
+/** One organization with a million dollars and a key without practical rate limits: the benchmark's client. */
+export async function createBenchKey(gatewayUrl: string, adminToken: string): Promise<{ organizationId: string; key: string }> {
+  const call = async (path: string, body: unknown) => {
+    const response = await fetch(`${gatewayUrl}/admin/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as { id: string; key: string };
+  };
+  const organization = await call('/organizations', { name: 'bench' });
+  await call(`/organizations/${organization.id}/credits`, { amount_usd: '1000000' });
+  const key = await call(`/organizations/${organization.id}/keys`, { rpm: 100_000_000, tpm: 2_000_000_000 });
+  return { organizationId: organization.id, key: key.key };
+}
+
+/** Event-store appends of a gateway so far, from its /metrics: successful ones and those refused as conflicts. */
+export async function appendCounts(gatewayUrl: string, adminToken: string): Promise<{ ok: number; conflict: number }> {
+  const response = await fetch(`${gatewayUrl}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } });
+  if (!response.ok) throw new Error(`/metrics: ${response.status}`);
+  const text = await response.text();
+  const count = (outcome: string) => Number(new RegExp(`^gateway_event_append_seconds_count\\{outcome="${outcome}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { ok: count('ok'), conflict: count('conflict') };
+}
+
+/**
+ * The balance equation after the load (credits − settled = balance, open reservations = reserved), checked by
+ * the gateway's audit, which replays the log: the benchmark must not have bent a money rule.
+ */
+export async function verifyBalances(gatewayUrl: string, adminToken: string): Promise<{ organizations: number; mismatches: string[] }> {
+  const response = await fetch(`${gatewayUrl}/admin/v1/audit/verify`, { headers: { authorization: `Bearer ${adminToken}` } });
+  if (!response.ok) throw new Error(`/admin/v1/audit/verify: ${response.status} ${await response.text()}`);
+  return (await response.json()) as { organizations: number; mismatches: string[] };
+}
