@@ -40,6 +40,7 @@ export default {
       'test/e2e/money-rules/token-rate-window.test.ts',
       'test/e2e/money-rules/reservation-deadline.test.ts',
       'test/e2e/money-rules/access-fences-across-instances.test.ts',
+      'test/e2e/money-rules/failed-requests.test.ts',
       'test/e2e/access.test.ts',
       'test/e2e/rate-limit-admission.test.ts',
       'test/e2e/ledger-read-models.test.ts',

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { useGatewayHarness } from '../../support/gateway-harness.js';
 import { chat, gate, MODEL, postChat, providerReceived, reservedOf } from './money-rules-kit.js';
 import { parseSseText } from '../../support/format-fixtures/sse-text.js';
+import { postText } from '../../support/text-format-client.js';
 
 /**
  * The reserve and the charge as numbers worked out by hand, so that an estimator or pricing bug cannot
@@ -46,6 +47,14 @@ describe('money rules: the reserve margin and the charge of a stream without usa
       expect(answer.body.error.code).to.equal('insufficient_funds');
       expect(answer.body.error.message, JSON.stringify(body)).to.contain(`this request reserves ${reserve} USD`);
     }
+  });
+
+  it('answers a 402 on /v1/messages with the exact text of the spec, without the reserve hint of the other formats', async () => {
+    // spec 7.3.1: Anthropic clients tell the causes of a 402 apart by the message text alone
+    const { secret } = await current().customer('0.00001');
+    const answer = await postText(current().gateway.url, 'messages', secret, { model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] });
+    expect(answer.status).to.equal(402);
+    expect(answer.body.error.message).to.equal('organization balance insufficient for this request');
   });
 
   it('charges a stream without provider usage its counted tokens with the margin, exactly', async () => {

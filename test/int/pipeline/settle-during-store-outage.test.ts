@@ -32,7 +32,7 @@ describe('settle step while the event store is away (real Postgres behind a prox
   let target: URL;
   let accounts: AccountService;
   let model: CatalogModel;
-  const lines: Array<{ msg: string }> = [];
+  const lines: Array<{ msg: string; reservationId?: string; orgId?: string }> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
 
   before(async () => {
@@ -90,15 +90,27 @@ describe('settle step while the event store is away (real Postgres behind a prox
   it('gives up after three attempts on a failure that is not an outage, leaving the reservation to the sweeper', async () => {
     const reservation = await reserved('org_fault');
     lines.length = 0;
+    // the real account service, its commands counted: each attempt to close is one command
+    let attempts = 0;
+    const closer = Object.assign(Object.create(accounts) as AccountService, {
+      execute: (...args: Parameters<AccountService['execute']>) => {
+        attempts++;
+        return accounts.execute(...args);
+      },
+    });
     // a fault of the store's schema, not of the connection
     await sql`alter table events rename to events_away`.execute(direct.kysely);
     try {
-      const cost = await closeReservation(accounts, model, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
+      const cost = await closeReservation(closer, model, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
       expect(cost, 'nothing charged now').to.equal(0n);
     } finally {
       await sql`alter table events_away rename to events`.execute(direct.kysely);
     }
-    expect(lines.filter((line) => line.msg === 'could not close a reservation; the sweeper will expire it')).to.have.length(1);
+    expect(attempts).to.equal(3);
+    const gaveUp = lines.filter((line) => line.msg === 'could not close a reservation; the sweeper will expire it');
+    expect(gaveUp).to.have.length(1);
+    // the operator finds the reservation the sweeper will expire from the log line
+    expect(gaveUp[0]).to.include({ reservationId: reservation.reservationId, orgId: 'org_fault' });
     // still open: its money is held until the sweeper expires it at the deadline
     expect(await fromTheLog('org_fault')).to.deep.equal({ balance: 1_000_000_000n, reserved: 61_650n, available: 999_938_350n });
   });
