@@ -65,6 +65,31 @@ describe('money rules: requests that fail are closed for nothing, each as what i
     expect(await current().settledMoney(orgId)).to.deep.equal({ balance: ONE_USD, reserved: 0n });
   });
 
+  it('settles, not cuts off, a stream the client hangs up on, at the tokens that had arrived', async () => {
+    const { orgId, secret } = await current().customer('1');
+    const held = gate();
+    // the six deltas "a ", "b ", … "f" and the finish are sent, the end of the stream is held; no usage
+    current().openai.enqueue({ text: 'a b c d e f', deltas: 6, usage: null, holdLastEventUntil: held.promise });
+    const client = new AbortController();
+    const response = await fetch(`${current().gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify(chat(100, { stream: true })),
+      signal: client.signal,
+    });
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('"finish_reason":"stop"')) text += new TextDecoder().decode((await reader.read()).value);
+    client.abort();
+    const closing = await closingOf(current(), orgId);
+    held.open();
+    expect(closing.type).to.equal('ReservationSettled');
+    // input: the estimate of chat(), 11 tokens (money-rules-kit.ts); output: "a b c d e f" is 6 o200k
+    // tokens, × 5/4 = 7.5, rounded up 8. 11 × 150 + 8 × 600 = 1,650 + 4,800 = 6,450 n$
+    expect(closing.data.cost).to.equal('6450');
+    expect(await current().settledMoney(orgId)).to.deep.equal({ balance: ONE_USD - 6_450n, reserved: 0n });
+  });
+
   it('cuts off, at no cost, a request whose key is revoked while the provider works, and answers 401', async () => {
     const { orgId, keyId, secret } = await current().customer('1');
     current().openai.reset();
