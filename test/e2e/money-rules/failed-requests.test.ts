@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { accountStreamId } from '../../../src/ledger/account-events.js';
 import { useGatewayHarness, type GatewayHarness } from '../../support/gateway-harness.js';
+import { TEST_ADMIN_TOKEN } from '../../support/test-gateway.js';
 import { chat, gate, MODEL, postChat, providerReceived } from './money-rules-kit.js';
 
 /**
@@ -22,6 +23,12 @@ describe('money rules: requests that fail are closed for nothing, each as what i
     return { type: last.type, data: last.data as Record<string, unknown> };
   }
 
+  /** Provider failures counted so far for the `openai` provider, all kinds together (GET /metrics). */
+  async function providerFailuresCounted(harness: GatewayHarness): Promise<number> {
+    const text = await (await fetch(`${harness.gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).text();
+    return [...text.matchAll(/^gateway_provider_errors_total\{provider="openai",[^}]*\} (\d+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+  }
+
   it("passes a provider's 400 through as it is and releases the reservation", async () => {
     const { orgId, secret } = await current().customer('1');
     current().openai.enqueue({ error: { status: 400, body: { error: { message: 'bad stop sequence', type: 'invalid_request_error', code: null } } } });
@@ -36,7 +43,9 @@ describe('money rules: requests that fail are closed for nothing, each as what i
   it('answers 502 when the provider sends a body that is not JSON, and releases the reservation', async () => {
     const { orgId, secret } = await current().customer('1');
     current().openai.enqueue({ error: { status: 200, body: '<html>upstream maintenance</html>' } });
+    const failuresBefore = await providerFailuresCounted(current());
     const answer = await postChat(current(), secret, chat(100));
+    expect(await providerFailuresCounted(current()), 'a provider failure in the metrics').to.equal(failuresBefore + 1);
     expect(answer.status).to.equal(502);
     expect(answer.body.error).to.include({ code: 'provider_error', message: 'the provider answered with a body that is not JSON' });
     expect((await closingOf(current(), orgId)).data).to.deep.include({ reason: 'provider_error' });
@@ -48,6 +57,7 @@ describe('money rules: requests that fail are closed for nothing, each as what i
     current().openai.reset();
     const held = gate();
     current().openai.enqueue({ holdUntil: held.promise });
+    const failuresBefore = await providerFailuresCounted(current());
     const client = new AbortController();
     const pending = fetch(`${current().gateway.url}/v1/chat/completions`, {
       method: 'POST',
@@ -62,6 +72,7 @@ describe('money rules: requests that fail are closed for nothing, each as what i
     held.open();
     expect(closing.type).to.equal('ReservationReleased');
     expect(closing.data.reason).to.equal('cancelled');
+    expect(await providerFailuresCounted(current()), "the client's hang-up is not the provider's failure").to.equal(failuresBefore);
     expect(await current().settledMoney(orgId)).to.deep.equal({ balance: ONE_USD, reserved: 0n });
   });
 
