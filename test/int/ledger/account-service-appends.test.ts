@@ -1,0 +1,193 @@
+import { expect } from 'chai';
+import { AccountService } from '../../../src/ledger/account-service.js';
+import { AccountSnapshotStore } from '../../../src/ledger/account-snapshot.js';
+import type { AccountCommand } from '../../../src/ledger/account-decider.js';
+import { parseUsd } from '../../../src/billing/money.js';
+import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store.js';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventToAppend,
+  type ExpectedRevision,
+  type ReadStreamOptions,
+  type RecordedEvent,
+} from '../../../src/eventstore/event-store.js';
+import { migrateToLatest, openPostgres, type Database } from '../../../src/db/database.js';
+import { systemClock } from '../../../src/clock.js';
+import { createScratchDatabase } from '../../support/databases.js';
+
+/**
+ * The real Postgres store with hooks around it: it records every append it is asked for, and a test can
+ * hold the next append or read at a gate (to line up a race deterministically), run something just before
+ * an append (another instance that wins the race), or fail an append as a broken connection would.
+ */
+class HookedStore extends PostgresEventStore {
+  readonly appends: Array<{ events: number; expectedRevision: ExpectedRevision }> = [];
+  beforeAppend: (() => Promise<void>) | undefined;
+  holdNextAppend: Gate | undefined;
+  holdNextRead: Gate | undefined;
+
+  override async append(streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    this.appends.push({ events: events.length, expectedRevision: options.expectedRevision });
+    const gate = this.holdNextAppend;
+    this.holdNextAppend = undefined;
+    if (gate) await gate.pass();
+    await this.beforeAppend?.();
+    return super.append(streamId, events, options);
+  }
+
+  override async readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    const gate = this.holdNextRead;
+    this.holdNextRead = undefined;
+    if (gate) await gate.pass();
+    return super.readStream(streamId, options);
+  }
+}
+
+/** `reached` resolves when a caller arrives at the gate; the caller goes on once the test calls `open`. */
+class Gate {
+  private arrive!: () => void;
+  open!: () => void;
+  readonly reached = new Promise<void>((resolve) => (this.arrive = resolve));
+  private readonly opened = new Promise<void>((resolve) => (this.open = resolve));
+  pass(): Promise<void> {
+    this.arrive();
+    return this.opened;
+  }
+}
+
+/** Lets every callback already scheduled with setImmediate (a batch's flush) run. */
+const turns = async (count: number) => {
+  for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+const credit = (usd: string): AccountCommand => ({ type: 'AddCredits', amount: parseUsd(usd) });
+
+describe('account service appends on Postgres', function () {
+  this.timeout(60_000);
+  let scratch: { url: string; drop: () => Promise<void> };
+  let database: Database;
+  let store: HookedStore;
+  let plainStore: PostgresEventStore;
+
+  beforeEach(async () => {
+    scratch = await createScratchDatabase('ledger');
+    database = await openPostgres({ url: scratch.url });
+    await migrateToLatest(database);
+    store = new HookedStore(database);
+    plainStore = new PostgresEventStore(database);
+  });
+  afterEach(async () => {
+    await store.close();
+    await plainStore.close();
+    await database.close();
+    await scratch.drop();
+  });
+
+  const service = (options: { maxAttempts?: number } = {}) =>
+    new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock, ...options });
+
+  /** Another gateway instance on the same database, which wins the race for the stream `times` times. */
+  const rivalWins = (orgId: string, times: number) => {
+    const rival = new AccountService({ store: plainStore, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock });
+    let left = times;
+    store.beforeAppend = async () => {
+      if (left-- > 0) await rival.execute(orgId, credit('1'), 'admin:rival');
+    };
+  };
+
+  it('commands that arrive while an append is in flight wait for it and then go out together in one append', async () => {
+    const accounts = service();
+    await accounts.balance('org_batch');
+    const gate = new Gate();
+    store.holdNextAppend = gate;
+    // Three separate admin requests (a top-up without an Idempotency-Key is identified by its cause and time).
+    const first = accounts.execute('org_batch', credit('1'), 'admin:ops-1');
+    await gate.reached;
+
+    const second = accounts.execute('org_batch', credit('2'), 'admin:ops-2');
+    const third = accounts.execute('org_batch', credit('3'), 'admin:ops-3');
+    await turns(3);
+    expect(store.appends, 'nothing else is appended while the first append is in flight').to.have.length(1);
+
+    gate.open();
+    const outcomes = await Promise.all([first, second, third]);
+    // running balances: 1, 1 + 2 = 3, 3 + 3 = 6 USD
+    expect(outcomes.map((outcome) => outcome.balance)).to.deep.equal([1_000_000_000n, 3_000_000_000n, 6_000_000_000n]);
+    expect(store.appends).to.deep.equal([
+      { events: 1, expectedRevision: 'no_stream' },
+      { events: 2, expectedRevision: 0n },
+    ]);
+  });
+
+  it('an event that committed while the tail was being read is counted once', async () => {
+    const accounts = service();
+    await accounts.execute('org_race', credit('1'), 'admin:ops');
+    // The balance read asks for the events after revision 0 and is held; meanwhile this instance appends
+    // revision 1 and takes it into its state. The held read then returns revision 1, already applied.
+    const gate = new Gate();
+    store.holdNextRead = gate;
+    const balance = accounts.balance('org_race');
+    await gate.reached;
+    await accounts.execute('org_race', credit('2'), 'admin:ops');
+    gate.open();
+
+    // 1 + 2 = 3 USD, not 1 + 2 + 2
+    expect(await balance).to.deep.equal({ balance: 3_000_000_000n, reserved: 0n, available: 3_000_000_000n });
+    expect(await accounts.balance('org_race')).to.deep.equal({ balance: 3_000_000_000n, reserved: 0n, available: 3_000_000_000n });
+  });
+
+  it('a batch that loses the race to another instance learns what it appended and is decided again', async () => {
+    const accounts = service({ maxAttempts: 3 });
+    await accounts.balance('org_contended');
+    rivalWins('org_contended', 2);
+    const outcome = await accounts.execute('org_contended', credit('5'), 'admin:ops');
+    // the rival's 1 + 1 USD, then ours: 7 USD
+    expect(outcome.balance).to.equal(7_000_000_000n);
+    expect(store.appends.map((append) => append.expectedRevision)).to.deep.equal(['no_stream', 0n, 1n]);
+  });
+
+  it('gives up with the conflict after maxAttempts lost races, having written nothing of its own', async () => {
+    const accounts = service({ maxAttempts: 3 });
+    await accounts.balance('org_hot');
+    // The rival wins three times; a fourth attempt would go through, but three is the limit.
+    rivalWins('org_hot', 3);
+    let failure: unknown;
+    await accounts.execute('org_hot', credit('5'), 'admin:ops').catch((error: unknown) => (failure = error));
+    expect(failure).to.be.instanceOf(WrongExpectedRevisionError);
+    expect(store.appends).to.have.length(3);
+    // only the rival's three top-ups of 1 USD
+    expect(await accounts.balance('org_hot')).to.deep.equal({ balance: 3_000_000_000n, reserved: 0n, available: 3_000_000_000n });
+  });
+
+  it('an append that fails for another reason than a conflict is reported at once, not retried', async () => {
+    const accounts = service();
+    await accounts.balance('org_broken');
+    let failed = false;
+    store.beforeAppend = async () => {
+      if (failed) return;
+      failed = true;
+      throw new Error('Connection terminated unexpectedly');
+    };
+    let failure: unknown;
+    await accounts.execute('org_broken', credit('5'), 'admin:ops').catch((error: unknown) => (failure = error));
+    expect((failure as Error | undefined)?.message).to.equal('Connection terminated unexpectedly');
+    expect(store.appends).to.have.length(1);
+    expect(await accounts.balance('org_broken')).to.deep.equal({ balance: 0n, reserved: 0n, available: 0n });
+  });
+
+  it('fences of two access streams are two events, and the same fence again is none', async () => {
+    const accounts = service();
+    const fence = (stream: string, revision: bigint): AccountCommand => ({ type: 'FenceAccessRules', stream, revision });
+    const first = await accounts.execute('org_fence', fence('key-k1', 3n), 'admin:ops');
+    const second = await accounts.execute('org_fence', fence('key-k2', 3n), 'admin:ops');
+    const again = await accounts.execute('org_fence', fence('key-k1', 3n), 'admin:ops');
+    expect([first, second, again].map((outcome) => ('events' in outcome.decision ? outcome.decision.events.length : 'refused'))).to.deep.equal([1, 1, 0]);
+    const recorded = await plainStore.readStream('account-org_fence');
+    expect(recorded.map((event) => event.data)).to.deep.equal([
+      { stream: 'key-k1', revision: '3' },
+      { stream: 'key-k2', revision: '3' },
+    ]);
+    expect(new Set(recorded.map((event) => event.id)).size).to.equal(2);
+  });
+});
