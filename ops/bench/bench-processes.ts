@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../test/support/test-services.js';
@@ -47,7 +47,21 @@ export interface GatewaySettings {
   readonly profile: boolean;
 }
 
-/** Starts `src/main.ts` with a one-model catalog on the fake provider; `env` picks the mode. */
+/** What `npm start` runs: the compiled gateway (`buildGateway` makes it). */
+export const GATEWAY_ENTRY = 'dist/src/main.js';
+/** What `npm run projections -- run` runs, compiled. */
+export const PROJECTION_WORKER_ENTRY = 'dist/projections/cli.js';
+
+/**
+ * Compiles the gateway as `npm start` does, so that the benchmark measures the code operators run (not
+ * the TypeScript loader of the development commands).
+ */
+export function buildGateway(): void {
+  const built = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error(`npm run build failed (exit ${built.status})`);
+}
+
+/** Starts the compiled gateway with a one-model catalog on the fake provider; `env` picks the mode. */
 export async function startGateway(env: Record<string, string>, settings: GatewaySettings): Promise<Running> {
   mkdirSync(settings.directory, { recursive: true });
   const catalog = join(settings.directory, 'catalog.yaml');
@@ -60,9 +74,7 @@ export async function startGateway(env: Record<string, string>, settings: Gatewa
     [
       ...(settings.profile ? ['--cpu-prof', '--cpu-prof-dir', '.bench'] : []),
       ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
-      '--import',
-      'tsx',
-      'src/main.ts',
+      GATEWAY_ENTRY,
     ],
     { PORT: String(port), HOST: '127.0.0.1', CATALOG_FILE: catalog, ADMIN_TOKEN: settings.adminToken, LOG_LEVEL: 'info', DATA_DIR: join(settings.directory, 'data'), ...env },
     /(gateway listening)/,

@@ -6,7 +6,8 @@
  * - latency at a fixed 500 requests/s, and streaming time to first byte at 100 requests/s (paced-load.ts);
  * - the peak RSS of the target's process.
  * It prints one table (bench-report.ts) and writes the figures as JSON under .bench/ (path printed).
- * Each server runs in its own process; the load generators run in this one.
+ * Each server runs in its own process; the load generators run in this one. The gateways and the projection
+ * worker run compiled (`npm run build` first, then `node dist/…`), as `npm start` runs them.
  *
  * Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (64), BENCH_PACED_RATE (500), BENCH_STREAM_RATE (100),
  * BENCH_PACED_SECONDS (5), BENCH_POSTGRES_URL, BENCH_REDIS_URL (default: a private redis-server when
@@ -30,7 +31,7 @@ import { join } from 'node:path';
 import { randomBase62 } from '../../src/ids/random-id.js';
 import { freePort } from '../../test/support/test-services.js';
 import { withBenchDatabase } from './bench-database.js';
-import { createBenchKey, startGateway, startProcess, stop, verifyBalances, type Running } from './bench-processes.js';
+import { buildGateway, createBenchKey, PROJECTION_WORKER_ENTRY, startGateway, startProcess, stop, verifyBalances, type Running } from './bench-processes.js';
 import { startBenchRedis } from './bench-redis.js';
 import { printReport, writeReport, type TargetResult } from './bench-report.js';
 import { measure, type MeasureSettings, type Target } from './measure.js';
@@ -49,6 +50,7 @@ const ADMIN_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgre
 const STREAM_BODY = JSON.stringify({ ...(JSON.parse(BODY) as object), stream: true });
 const PROFILE = Boolean(process.env.BENCH_PROFILE);
 
+buildGateway();
 const directory = mkdtempSync(join(tmpdir(), 'gw-bench-'));
 mkdirSync('.bench', { recursive: true });
 const started: Running[] = [];
@@ -90,7 +92,7 @@ try {
     }
     if (ONLY.has('worker')) {
       const split = await gateway('worker', { DATABASE_URL: workerDatabaseUrl, PROJECTIONS: 'off', REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}worker:` });
-      const worker = await startProcess([...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', '.bench'] : []), '--import', 'tsx', 'projections/cli.ts', 'run'], { DATABASE_URL: workerDatabaseUrl }, /(following the event log)/);
+      const worker = await startProcess([...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', '.bench'] : []), PROJECTION_WORKER_ENTRY, 'run'], { DATABASE_URL: workerDatabaseUrl }, /(following the event log)/);
       started.push(worker);
       const { key } = await createBenchKey(split.url, ADMIN_TOKEN);
       targets.push({ name: 'gateway + projection worker, production mode', entries: [{ origin: split.url, headers: { authorization: `Bearer ${key}` } }], ...chat, pids: pidsOf(split, worker), databases: [workerDatabaseUrl], usesRedis: true });
