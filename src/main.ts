@@ -13,6 +13,8 @@ import { ConfigError, loadConfig, runtimeMode, type Config } from './config.js';
 import { openCore, type Core } from './core.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { createApp } from './http/app.js';
+import { frontDoor } from './http/front-door.js';
+import { requestLog } from './http/request-log.js';
 import { systemClock, type Clock } from './clock.js';
 import { BullMqScheduler } from './jobs/bullmq-scheduler.js';
 import { InProcessScheduler } from './jobs/in-process-scheduler.js';
@@ -24,9 +26,10 @@ import { eventCatalogue, projections } from '../projections/registry.js';
 import { createLogger, type Logger } from './logger.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { MeasuredEventStore } from './metrics/measured-event-store.js';
-import { metricsRoutes } from './metrics/metrics-routes.js';
+import { metricsRoutes, requestMetrics } from './metrics/metrics-routes.js';
 import { InFlightRequests } from './pipeline/in-flight-requests.js';
-import { endpointRoutes } from './pipeline/endpoint-routes.js';
+import { endpointHandlers, endpointRoutes } from './pipeline/endpoint-routes.js';
+import type { RequestObserver } from './pipeline/request-context.js';
 import { modelsRoute } from './pipeline/models-route.js';
 import { UndiciProviderClient } from './providers/undici-provider-client.js';
 
@@ -98,20 +101,22 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     core.track(() => providers.close());
     const counters = { rateLimitSettleFailures: 0 };
     const pipeline = { catalog, directory, accounts, rateLimiter: core.rateLimiter, providers, inFlight: new InFlightRequests(directory), clock, logger, counters };
+    const endpoints = endpointHandlers(pipeline);
+    const observers = [requestMetrics(metrics), requestLog(logger)].filter((observer): observer is RequestObserver => observer !== undefined);
     const app = createApp({
       logger,
       readiness,
+      observers,
       routers: [
-        // first: it observes the requests the routes after it answer
         metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger }),
-        endpointRoutes(pipeline),
+        endpointRoutes(endpoints),
         modelsRoute(pipeline),
         adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely }),
         auditRoutes({ adminToken: admin.token, commands, clock, store, readModels: database.kysely }),
         projectionRoutes({ adminToken: admin.token, database, store }),
         consoleRoutes({ adminToken: admin.token, clock })],
     });
-    const server = createServer(app);
+    const server = createServer(frontDoor({ endpoints, app, observers, logger }));
     // Longer than the usual load-balancer idle timeout, so the balancer closes idle connections first.
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {

@@ -1,9 +1,12 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isConnectionFailure, STORE_RETRY_AFTER_SECONDS } from '../errors/connection-failure.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import { renderError } from '../errors/render-error.js';
 import type { Logger } from '../logger.js';
-import { requestContext } from '../pipeline/request-context.js';
+import { sendJson } from '../pipeline/json-reply.js';
+import { requestContext, type RequestContext } from '../pipeline/request-context.js';
+import { pathOf } from './request-watch.js';
 
 /** Unknown routes answer 404 in the same error shape as everything else. */
 export const routeNotFound: RequestHandler = (req, _res, next) => {
@@ -15,23 +18,25 @@ export const routeNotFound: RequestHandler = (req, _res, next) => {
  * The one place an error becomes an HTTP answer. A GatewayError is rendered as the catalogue says;
  * anything else is a bug of ours: logged with the request id, answered `500 internal_error`.
  */
+export function sendError(error: unknown, req: IncomingMessage, res: ServerResponse, context: RequestContext, logger: Logger): void {
+  const gatewayError = isGatewayError(error) ? error : (fromFrameworkError(error) ?? fromStoreOutage(error));
+  if (!gatewayError) {
+    logger.error({ err: error, requestId: context.requestId, path: pathOf(req.url) }, 'unhandled error');
+  } else if (gatewayError.code === 'service_unavailable' && !isGatewayError(error)) {
+    logger.warn({ err: error, requestId: context.requestId, path: pathOf(req.url) }, 'a store is unreachable');
+  }
+  const rendered = gatewayError ?? new GatewayError('internal_error');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (rendered.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(rendered.retryAfterSeconds));
+  sendJson(res, rendered.status, renderError(rendered, context.errorStyle ?? 'openai'));
+}
+
+/** `sendError` for the routes express serves. */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
-    const context = requestContext(res);
-    const gatewayError = isGatewayError(error) ? error : (fromFrameworkError(error) ?? fromStoreOutage(error));
-    if (!gatewayError) {
-      logger.error({ err: error, requestId: context.requestId, path: req.path }, 'unhandled error');
-    } else if (gatewayError.code === 'service_unavailable' && !isGatewayError(error)) {
-      logger.warn({ err: error, requestId: context.requestId, path: req.path }, 'a store is unreachable');
-    }
-    const rendered = gatewayError ?? new GatewayError('internal_error');
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    if (rendered.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(rendered.retryAfterSeconds));
-    res.status(rendered.status).json(renderError(rendered, context.errorStyle ?? 'openai'));
-  };
+  return (error: unknown, req, res, _next) => sendError(error, req, res, requestContext(res), logger);
 }
 
 /** Express raises its own errors for malformed URLs and the like; they are the client's mistakes. */

@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { Logger } from '../logger.js';
-import { requestContext } from '../pipeline/request-context.js';
+import type { RequestObserver } from '../pipeline/request-context.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { refreshScrapedMetrics, type MetricsSources } from './metrics-sources.js';
 
@@ -12,14 +11,9 @@ export interface MetricsRouteDependencies extends MetricsSources {
   readonly tokens: ReadonlyArray<string | undefined>;
 }
 
-/**
- * `GET /metrics` (Prometheus text format), and the observer that feeds the request series from each
- * request's record once the pipeline is done with it — the record the request log reads, so the log line
- * and the metrics never disagree. Mount it before the routes it observes.
- */
+/** `GET /metrics` (Prometheus text format); the request series come from `requestMetrics`. */
 export function metricsRoutes(deps: MetricsRouteDependencies): Router {
   const router = Router();
-  router.use(observeRequests(deps.metrics, deps.logger));
   router.get('/metrics', requireMetricsToken(deps.tokens), async (_req, res) => {
     await refreshScrapedMetrics(deps.metrics, deps);
     const text = await deps.metrics.exposition();
@@ -30,29 +24,21 @@ export function metricsRoutes(deps: MetricsRouteDependencies): Router {
   return router;
 }
 
-function observeRequests(metrics: GatewayMetrics, logger: Logger): RequestHandler {
-  return (_req, res, next) => {
-    const started = performance.now();
-    res.once('close', () => {
+/**
+ * Feeds the request series from each request's record once the pipeline is done with it — the record the
+ * request log reads, so the log line and the metrics never disagree.
+ */
+export function requestMetrics(metrics: GatewayMetrics): RequestObserver {
+  return ({ context, statusCode, headersSent, startedAt, closedAt }) => {
+    const record = context.record;
+    if (record?.endpoint === undefined) return;
+    metrics.observeRequest({
+      record,
+      status: headersSent ? statusCode : 499,
       // measured like the request log's durationMs: until the answer is out, not until the settle is written
-      const durationMs = performance.now() - started;
-      const context = requestContext(res);
-      const observe = () => {
-        const record = context.record;
-        if (record?.endpoint === undefined) return;
-        metrics.observeRequest({
-          record,
-          status: res.headersSent ? res.statusCode : 499,
-          durationMs,
-          firstEventMs: record.firstEventAt === undefined ? undefined : record.firstEventAt - started,
-        });
-      };
-      // a fault in the metrics must never take the process down with an unhandled rejection
-      Promise.resolve(context.handled)
-        .then(observe)
-        .catch((error: unknown) => logger.warn({ err: error, requestId: context.requestId }, 'could not record the metrics of a request'));
+      durationMs: closedAt - startedAt,
+      firstEventMs: record.firstEventAt === undefined ? undefined : record.firstEventAt - startedAt,
     });
-    next();
   };
 }
 

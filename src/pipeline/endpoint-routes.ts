@@ -5,16 +5,28 @@ import { imagesEndpoint } from '../endpoints/images/images-endpoint.js';
 import { chatEndpoint, messagesEndpoint, responsesEndpoint } from '../endpoints/text/text-endpoints.js';
 import { transcriptionsEndpoint } from '../endpoints/transcriptions/transcriptions-endpoint.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
-import { runEndpoint } from './run-endpoint.js';
+import { requestContext } from './request-context.js';
+import { runEndpoint, type EndpointHandler } from './run-endpoint.js';
 
 /** Every endpoint the gateway serves through the pipeline; a new endpoint is one more declaration here. */
 export const endpoints: ReadonlyArray<EndpointSpec<EndpointRequest, BodyKind>> = [chatEndpoint, messagesEndpoint, responsesEndpoint, embeddingsEndpoint, imagesEndpoint, transcriptionsEndpoint];
 
-export function endpointRoutes(deps: PipelineDependencies): Router {
-  const router = Router();
+/** `POST` path → the endpoint's handler, for every route of every endpoint. */
+export function endpointHandlers(deps: PipelineDependencies): ReadonlyMap<string, EndpointHandler> {
+  const handlers = new Map<string, EndpointHandler>();
   for (const spec of endpoints) {
     const handler = runEndpoint(spec, deps);
-    for (const route of spec.routes) router.post(route, handler);
+    for (const route of spec.routes) handlers.set(route, handler);
   }
+  return handlers;
+}
+
+/**
+ * The same handlers as express routes, for the spellings the front door does not take itself (express
+ * matches paths without regard to case or a trailing slash): one behaviour for every spelling.
+ */
+export function endpointRoutes(handlers: ReadonlyMap<string, EndpointHandler>): Router {
+  const router = Router();
+  for (const [route, handler] of handlers) router.post(route, (req, res, next) => handler(req, res, requestContext(res)).catch(next));
   return router;
 }

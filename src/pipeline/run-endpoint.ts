@@ -1,11 +1,11 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { BodyKind, EndpointRequest, EndpointSpec, RequestBodies } from '../endpoints/endpoint-spec.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { authenticate, keyAllowsModel, type Caller } from './authenticate.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
 import { piiMaskingFor, refuseMaskingRequest } from './pii-header.js';
-import { requestContext, type RequestRecord } from './request-context.js';
+import type { RequestContext, RequestRecord } from './request-context.js';
 import { discardUpload, readMultipart } from './multipart-body.js';
 import { parseJsonObject, readBody, refuseDeclaredOversize } from './request-body.js';
 import { correctRateLimit } from './rate-limit-correction.js';
@@ -13,19 +13,24 @@ import { reserveFunds } from './reserve-step.js';
 import { runExchange } from './run-exchange.js';
 
 /**
+ * One endpoint's handler: runs the request to its end and rejects with the error the client is to get
+ * (the caller renders it in `context.errorStyle`). The request id is already in `context` and on `res`.
+ */
+export type EndpointHandler = (req: IncomingMessage, res: ServerResponse, context: RequestContext) => Promise<void>;
+
+/**
  * The request pipeline (DESIGN 5), the same for every endpoint declaration:
  * error style → declared size → authenticate → PII header → body → parse → model and category →
  * permissions → rate limit → reserve → call → answer → settle / release / cut off.
  * Everything before the reserve costs nothing; from the reserve on, `runExchange` closes the reservation
- * exactly once. The request id is set by the app before any route (src/http/app.ts).
+ * exactly once.
  */
-export function runEndpoint<Parsed extends EndpointRequest, Kind extends BodyKind>(spec: EndpointSpec<Parsed, Kind>, deps: PipelineDependencies): RequestHandler {
-  return async (req, res) => {
-    const context = requestContext(res);
+export function runEndpoint<Parsed extends EndpointRequest, Kind extends BodyKind>(spec: EndpointSpec<Parsed, Kind>, deps: PipelineDependencies): EndpointHandler {
+  return async (req, res, context) => {
     let handled!: () => void;
     context.handled = new Promise<void>((resolve) => (handled = resolve));
     try {
-      await runSteps(spec, deps, req, res);
+      await runSteps(spec, deps, req, res, context);
     } finally {
       handled();
     }
@@ -35,10 +40,10 @@ export function runEndpoint<Parsed extends EndpointRequest, Kind extends BodyKin
 async function runSteps<Parsed extends EndpointRequest, Kind extends BodyKind>(
   spec: EndpointSpec<Parsed, Kind>,
   deps: PipelineDependencies,
-  req: Request,
-  res: Response,
+  req: IncomingMessage,
+  res: ServerResponse,
+  context: RequestContext,
 ): Promise<void> {
-  const context = requestContext(res);
   context.errorStyle = spec.errorStyle;
   // first, so that every refusal of this endpoint (a 413 too) is logged and counted under its name
   const record: RequestRecord = (context.record = { endpoint: spec.name });
@@ -52,7 +57,7 @@ async function runSteps<Parsed extends EndpointRequest, Kind extends BodyKind>(
   else refuseMaskingRequest(req.headers);
   const body = await readRequestBody(spec.bodyKind, req, spec.bodyLimit);
   try {
-    await runWithBody(spec, deps, { req, res, record, caller, now }, body);
+    await runWithBody(spec, deps, { req, res, context, record, caller, now }, body);
   } finally {
     await releaseRequestBody(spec.bodyKind, body);
   }
@@ -60,8 +65,9 @@ async function runSteps<Parsed extends EndpointRequest, Kind extends BodyKind>(
 
 /** What the steps before the body established. */
 interface Authenticated {
-  readonly req: Request;
-  readonly res: Response;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly context: RequestContext;
   readonly record: RequestRecord;
   readonly caller: Caller;
   readonly now: Date;
@@ -71,10 +77,9 @@ interface Authenticated {
 async function runWithBody<Parsed extends EndpointRequest, Kind extends BodyKind>(
   spec: EndpointSpec<Parsed, Kind>,
   deps: PipelineDependencies,
-  { req, res, record, caller, now }: Authenticated,
+  { req, res, context, record, caller, now }: Authenticated,
   body: RequestBodies[Kind],
 ): Promise<void> {
-  const context = requestContext(res);
   const request = spec.parse(body);
   const model = resolveModel(spec, request, caller, deps);
   record.model = model.id;
@@ -102,11 +107,11 @@ async function runWithBody<Parsed extends EndpointRequest, Kind extends BodyKind
     correctRateLimit(deps, caller.key.keyId, context.requestId, 0);
     throw error;
   });
-  await runExchange(spec, deps, { req, res, request, body, model, estimate, reservation, created: Math.floor(now.getTime() / 1000) });
+  await runExchange(spec, deps, { req, res, record, request, body, model, estimate, reservation, created: Math.floor(now.getTime() / 1000) });
 }
 
 /** Reads the body the way the endpoint declares: a JSON object, or a multipart form with its file spooled to disk. */
-async function readRequestBody<Kind extends BodyKind>(kind: Kind, req: Request, limit: number): Promise<RequestBodies[Kind]> {
+async function readRequestBody<Kind extends BodyKind>(kind: Kind, req: IncomingMessage, limit: number): Promise<RequestBodies[Kind]> {
   const body = kind === 'multipart' ? await readMultipart(req, limit) : parseJsonObject(await readBody(req, limit));
   return body as RequestBodies[Kind]; // the branch taken is the one `kind` names
 }

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { BodyKind, EndpointRequest, EndpointSpec, Exchange, RequestBodies, ReserveEstimate } from '../endpoints/endpoint-spec.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -11,13 +11,16 @@ import type { PipelineDependencies } from './pipeline-dependencies.js';
 import type { Reservation } from './reserve-step.js';
 import { correctRateLimit } from './rate-limit-correction.js';
 import { closeReservation, type Closing } from './settle-step.js';
-import { requestContext, type RequestRecord } from './request-context.js';
+import { sendJson, sendText } from './json-reply.js';
+import type { RequestRecord } from './request-context.js';
 import { streamReply } from './stream-reply.js';
 
 /** What the pipeline has decided about the request when the reservation is made. */
 export interface ExchangeInput<Parsed, Kind extends BodyKind> {
-  readonly req: Request;
-  readonly res: Response;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** What the request log and the metrics learn about the request. */
+  readonly record: RequestRecord;
   readonly request: Parsed;
   readonly body: RequestBodies[Kind];
   readonly model: CatalogModel;
@@ -60,7 +63,7 @@ export async function runExchange<Parsed extends EndpointRequest, Kind extends B
   deps: PipelineDependencies,
   input: ExchangeInput<Parsed, Kind>,
 ): Promise<void> {
-  const { req, res, model, reservation } = input;
+  const { req, res, record, model, reservation } = input;
   const controller = new AbortController();
   const untrack = deps.inFlight.track(reservation.owner.keyId, controller);
   // The client's disconnect aborts the provider call (and a stream is then settled for what was produced).
@@ -76,14 +79,13 @@ export async function runExchange<Parsed extends EndpointRequest, Kind extends B
     estimate: input.estimate,
     requestId: reservation.reservationId,
     created: input.created,
-    header: (name) => req.get(name),
+    header: (name) => firstValue(req.headers[name.toLowerCase()]),
     signal: controller.signal,
     providers: deps.providers,
     revoked,
   };
   let outcome: Outcome;
   const providerClock = new ProviderClock();
-  const record: RequestRecord = (requestContext(res).record ??= {});
   try {
     outcome = await serve(spec, exchange, res, providerClock, record);
   } catch (error) {
@@ -102,7 +104,7 @@ export async function runExchange<Parsed extends EndpointRequest, Kind extends B
 async function serve<Parsed extends EndpointRequest, Kind extends BodyKind>(
   spec: EndpointSpec<Parsed, Kind>,
   exchange: Exchange<Parsed, Kind>,
-  res: Response,
+  res: ServerResponse,
   providerClock: ProviderClock,
   record: RequestRecord,
 ): Promise<Outcome> {
@@ -119,8 +121,8 @@ async function serve<Parsed extends EndpointRequest, Kind extends BodyKind>(
     const { usage } = reply;
     // Revoked after the whole answer arrived: the client does not get it, but the provider's work is paid.
     if (exchange.revoked()) return { closing: { kind: 'cut_off', usage }, error: new GatewayError('key_revoked') };
-    if ('text' in reply) res.status(200).type(reply.contentType).send(reply.text);
-    else res.status(200).json(reply.body);
+    if ('text' in reply) sendText(res, 200, reply.contentType, reply.text);
+    else sendJson(res, 200, reply.body);
     return { closing: { kind: 'settle', usage } };
   }
   if (!spec.stream) {
@@ -155,8 +157,12 @@ function parseProviderJson(body: Buffer): JsonObject {
   throw new GatewayError('provider_error', 'the provider answered with a body that is not JSON');
 }
 
-function sendProviderError(res: Response, answer: ProviderBodyResponse): void {
-  res.status(answer.status);
+function firstValue(header: string | string[] | undefined): string | undefined {
+  return Array.isArray(header) ? header[0] : header;
+}
+
+function sendProviderError(res: ServerResponse, answer: ProviderBodyResponse): void {
+  res.statusCode = answer.status;
   res.setHeader('Content-Type', answer.headers.contentType ?? 'application/json');
   if (answer.headers.retryAfter) res.setHeader('Retry-After', answer.headers.retryAfter);
   res.end(answer.body);

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { StreamReply } from '../endpoints/endpoint-spec.js';
 import { formatSseEvent, type SseEvent } from '../formats/sse-event.js';
 import type { RequestRecord } from './request-context.js';
@@ -8,7 +8,7 @@ import type { RequestRecord } from './request-context.js';
  * event are written under one cork, so a burst goes out in one packet instead of one write each (writes
  * per event dominated the profile).
  */
-export function streamReply(res: Response, record: RequestRecord): StreamReply {
+export function streamReply(res: ServerResponse, record: RequestRecord): StreamReply {
   return {
     start() {
       res.writeHead(200, {
@@ -42,7 +42,7 @@ export function streamReply(res: Response, record: RequestRecord): StreamReply {
 }
 
 /** Returns false when the client is not keeping up (the socket's buffer is full). */
-function writeEvents(res: Response, events: readonly SseEvent[]): boolean {
+function writeEvents(res: ServerResponse, events: readonly SseEvent[]): boolean {
   if (res.writableEnded || res.destroyed) return true;
   if (events.length === 0) return !res.writableNeedDrain;
   if (events.length === 1) return res.write(formatSseEvent(events[0]!));

@@ -164,7 +164,7 @@ describe('console: session, CSRF and built files', function () {
 
     it('answers a clear 503 when the console has not been built', async () => {
       const empty = mkdtempSync(join(tmpdir(), 'gw-console-empty-'));
-      const app = createApp({ logger: createLogger('silent'), readiness: [], routers: [consoleStatic(empty)] });
+      const app = createApp({ logger: createLogger('silent'), readiness: [], observers: [], routers: [consoleStatic(empty)] });
       const server = app.listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       try {
