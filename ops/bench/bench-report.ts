@@ -28,6 +28,8 @@ export interface TargetResult {
     /** Every process and the kernel, the load generator excepted. */
     readonly machine: number | undefined;
   };
+  /** Event-store appends that were written (one append carries a batch of commands), a request. */
+  readonly appendsPerRequest?: number | undefined;
   /** Event-store appends refused as conflicts (another instance had appended to the stream), a request. */
   readonly conflictsPerRequest?: number | undefined;
   /** At a fixed rate of requests, latency to the end of the answer (ms). */
@@ -118,11 +120,12 @@ export function printReport(
   if (scaleOut) {
     const figures = scaleOutFigures(scaleOut);
     console.log('\nscale-out, one organization: two production instances sharing the load against one instance alone');
-    console.log('| | req/s | CPU µs/req, gateways | conflicts a request |');
-    console.log('|---|---|---|---|');
-    console.log(`| one instance | ${Math.round(scaleOut.one.perSecond)} | ${fixed(scaleOut.one.cpu.own, 0)} | ${fixed(scaleOut.one.conflictsPerRequest, 3)} |`);
-    console.log(`| two instances | ${Math.round(scaleOut.two.perSecond)} | ${fixed(scaleOut.two.cpu.own, 0)} | ${fixed(scaleOut.two.conflictsPerRequest, 3)} |`);
-    console.log(`| two ÷ one | ${figures.throughputRatio.toFixed(2)} | ${fixed(figures.ownCpuRatio, 2)} | |`);
+    console.log('| | req/s | CPU µs/req, gateways | CPU µs/req, Postgres | appends a request | conflicts a request |');
+    console.log('|---|---|---|---|---|---|');
+    for (const [label, result] of [['one instance', scaleOut.one], ['two instances', scaleOut.two]] as const) {
+      console.log(`| ${label} | ${Math.round(result.perSecond)} | ${fixed(result.cpu.own, 0)} | ${fixed(result.cpu.postgres, 0)} | ${fixed(result.appendsPerRequest, 3)} | ${fixed(result.conflictsPerRequest, 3)} |`);
+    }
+    console.log(`| two ÷ one | ${figures.throughputRatio.toFixed(2)} | ${fixed(figures.ownCpuRatio, 2)} | ${fixed(ratio(scaleOut.two.cpu.postgres, scaleOut.one.cpu.postgres), 2)} | | |`);
     console.log('targets: throughput ≥ 1.00 × one instance\'s, the gateways\' CPU a request ≤ 1.15 × one instance\'s');
   }
   console.log('\nbalance equation after the load (credits − settled = balance, open reservations = reserved; the audit replays the log):');

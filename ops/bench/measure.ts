@@ -107,6 +107,7 @@ export async function measure(target: Target, settings: MeasureSettings): Promis
       redis: perRequest(cpuSpent(before.redis, after.redis)),
       machine: perRequest(machine),
     },
+    appendsPerRequest: appendsBefore && appendsAfter && load.total > 0 ? (appendsAfter.ok - appendsBefore.ok) / load.total : undefined,
     conflictsPerRequest: appendsBefore && appendsAfter && load.total > 0 ? (appendsAfter.conflict - appendsBefore.conflict) / load.total : undefined,
     paced: { ratePerSecond: settings.pacedRate, p50: latency.p50, p99: latency.p99, errors: latency.errors, errorKinds: latency.errorKinds },
     streaming: { ratePerSecond: settings.streamRate, p50: streaming.p50, p99: streaming.p99, errors: streaming.errors, errorKinds: streaming.errorKinds },
