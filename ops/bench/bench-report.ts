@@ -64,6 +64,8 @@ export function compared(result: TargetResult, floor: TargetResult) {
 export interface ScaleOut {
   readonly one: TargetResult;
   readonly two: TargetResult;
+  /** The same two instances with one organization each (no shared account): the control. */
+  readonly apart?: TargetResult | undefined;
 }
 
 /** The balance equation of one gateway's ledger after the load, from its audit. */
@@ -73,11 +75,13 @@ export interface LedgerCheck {
   readonly mismatches: readonly string[];
 }
 
-function scaleOutFigures(scaleOut: ScaleOut) {
+/** Two instances against one: throughput, the gateways' CPU a request, Postgres CPU a request, conflicts. */
+function scaleOutFigures(one: TargetResult, two: TargetResult) {
   return {
-    throughputRatio: scaleOut.two.perSecond / scaleOut.one.perSecond,
-    ownCpuRatio: ratio(scaleOut.two.cpu.own, scaleOut.one.cpu.own),
-    conflictsPerRequest: scaleOut.two.conflictsPerRequest,
+    throughputRatio: two.perSecond / one.perSecond,
+    ownCpuRatio: ratio(two.cpu.own, one.cpu.own),
+    postgresCpuRatio: ratio(two.cpu.postgres, one.cpu.postgres),
+    conflictsPerRequest: two.conflictsPerRequest,
   };
 }
 
@@ -118,14 +122,18 @@ export function printReport(
   console.log('targets (production): ≥ 0.30 × proxy throughput, own CPU ≤ 3 × proxy, Postgres + Redis ≤ 1 × proxy, ≤ 1 ms added at p50, ≤ 5 ms at p99,');
   console.log('≤ 2 ms added time to first byte, ≤ 300 MB RSS; embedded: ≥ 0.20 ×, own CPU ≤ 6 ×');
   if (scaleOut) {
-    const figures = scaleOutFigures(scaleOut);
     console.log('\nscale-out, one organization: two production instances sharing the load against one instance alone');
     console.log('| | req/s | CPU µs/req, gateways | CPU µs/req, Postgres | appends a request | conflicts a request |');
     console.log('|---|---|---|---|---|---|');
-    for (const [label, result] of [['one instance', scaleOut.one], ['two instances', scaleOut.two]] as const) {
+    const rows: [string, TargetResult][] = [['one instance', scaleOut.one], ['two instances', scaleOut.two]];
+    if (scaleOut.apart) rows.push(['two instances, one organization each', scaleOut.apart]);
+    for (const [label, result] of rows) {
       console.log(`| ${label} | ${Math.round(result.perSecond)} | ${fixed(result.cpu.own, 0)} | ${fixed(result.cpu.postgres, 0)} | ${fixed(result.appendsPerRequest, 3)} | ${fixed(result.conflictsPerRequest, 3)} |`);
     }
-    console.log(`| two ÷ one | ${figures.throughputRatio.toFixed(2)} | ${fixed(figures.ownCpuRatio, 2)} | ${fixed(ratio(scaleOut.two.cpu.postgres, scaleOut.one.cpu.postgres), 2)} | | |`);
+    for (const [label, two] of rows.slice(1)) {
+      const figures = scaleOutFigures(scaleOut.one, two);
+      console.log(`| ${label} ÷ one | ${figures.throughputRatio.toFixed(2)} | ${fixed(figures.ownCpuRatio, 2)} | ${fixed(figures.postgresCpuRatio, 2)} | | |`);
+    }
     console.log('targets: throughput ≥ 1.00 × one instance\'s, the gateways\' CPU a request ≤ 1.15 × one instance\'s');
   }
   console.log('\nbalance equation after the load (credits − settled = balance, open reservations = reserved; the audit replays the log):');
@@ -145,7 +153,8 @@ export function writeReport(
   mkdirSync('.bench', { recursive: true });
   const path = join('.bench', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   const targets = results.map((result) => ({ ...result, versusProxy: compared(result, floor) }));
-  const twoVersusOne = scaleOut ? scaleOutFigures(scaleOut) : undefined;
-  writeFileSync(path, `${JSON.stringify({ at: new Date().toISOString(), settings, targets, twoVersusOne, ledgers }, null, 2)}\n`);
+  const twoVersusOne = scaleOut ? scaleOutFigures(scaleOut.one, scaleOut.two) : undefined;
+  const twoApartVersusOne = scaleOut?.apart ? scaleOutFigures(scaleOut.one, scaleOut.apart) : undefined;
+  writeFileSync(path, `${JSON.stringify({ at: new Date().toISOString(), settings, targets, twoVersusOne, twoApartVersusOne, ledgers }, null, 2)}\n`);
   return path;
 }

@@ -19,6 +19,8 @@
  * of ONE organization split between them (the first runs the projections, the second has PROJECTIONS=off, so
  * the projection work is the same as one instance's); it is compared with `production`, and the event-store
  * conflicts a request (appends refused because the other instance had appended) are read from their /metrics.
+ * The same two processes are then loaded with one organization each, the control that shows what splitting
+ * the load between two processes costs without a shared account.
  * BENCH_NODE_FLAGS adds Node flags to the gateways.
  *
  * At the end the balance equation of every gateway's ledger is checked by its audit (a replay of the log);
@@ -99,6 +101,7 @@ try {
       ledgers.push({ name: 'worker', url: split.url });
     }
     let twoInstances: Target | undefined;
+    let twoInstancesApart: Target | undefined;
     if (ONLY.has('two-instances')) {
       const shared = { DATABASE_URL: pairDatabaseUrl, REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}pair:` };
       const first = await gateway('pair-1', shared);
@@ -116,6 +119,15 @@ try {
         gateways: { urls: [first.url, second.url], adminToken: ADMIN_TOKEN },
       };
       targets.push(twoInstances);
+      // The control: the same two processes, each with its own organization. What two instances cost over
+      // one here comes from splitting the load between processes, not from sharing an account's stream.
+      const own = [await createBenchKey(first.url, ADMIN_TOKEN), await createBenchKey(first.url, ADMIN_TOKEN)];
+      twoInstancesApart = {
+        ...twoInstances,
+        name: 'two gateways, production mode, one organization each',
+        entries: [{ origin: first.url, headers: { authorization: `Bearer ${own[0]!.key}` } }, { origin: second.url, headers: { authorization: `Bearer ${own[1]!.key}` } }],
+      };
+      targets.push(twoInstancesApart);
       ledgers.push({ name: 'two instances', url: first.url });
     }
     if (ONLY.has('embedded')) {
@@ -140,7 +152,7 @@ try {
     for (const target of targets) results.push(await measure(target, settings));
     const floor = results[targets.indexOf(floorTarget)]!;
     const resultOf = (target: Target | undefined) => (target === undefined ? undefined : results[targets.indexOf(target)]);
-    const scaleOut = oneInstance && twoInstances ? { one: resultOf(oneInstance)!, two: resultOf(twoInstances)! } : undefined;
+    const scaleOut = oneInstance && twoInstances ? { one: resultOf(oneInstance)!, two: resultOf(twoInstances)!, apart: resultOf(twoInstancesApart) } : undefined;
     const balances = await verifyLedgers(ledgers);
     failed = balances.some((ledger) => ledger.mismatches.length > 0);
     const reportSettings = { connections: CONNECTIONS, seconds: SECONDS };
