@@ -80,6 +80,10 @@ export async function openCore(config: Config, logger: Logger, clock: Clock, opt
       readiness.push({ name: 'redis', check: async () => void (await redis.ping()), optional: failOpen });
       rateLimiter = new OutageAwareRateLimiter(new RedisRateLimiter(redis, config.REDIS_PREFIX, clock), config.REDIS_OUTAGE, rateLimiter, logger);
     }
+    // Added after the Redis client's quit, so it closes before it (resources close in reverse): the
+    // corrections of the last requests reach Redis before the connection goes.
+    const limiter = rateLimiter;
+    resources.push(() => limiter.close());
     const adapter = createEventStore(config, database);
     const store: EventStore = options.decorateStore ? options.decorateStore(adapter) : adapter;
     resources.push(() => store.close());

@@ -75,6 +75,13 @@ type ScriptedRedis = Redis & {
 /** How long settle corrections gather before they go out together. */
 const SETTLE_GATHER_MS = 5;
 
+/**
+ * How long `close` waits for corrections already sent: longer than the gateway client's command timeout
+ * (a correction Redis answers at all is waited for), short enough that a Redis that stopped answering
+ * does not hold up a shutdown.
+ */
+export const CLOSE_PATIENCE_MS = 2_000;
+
 interface PendingSettle {
   readonly keys: [string, string, string];
   readonly requestId: string;
@@ -87,6 +94,8 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly redis: ScriptedRedis;
   private pendingSettles: PendingSettle[] = [];
   private settleTimer: NodeJS.Timeout | undefined;
+  /** Settles once Redis has answered every correction sent so far; `close` waits for it. */
+  private sent: Promise<unknown> = Promise.resolve();
 
   constructor(
     redis: Redis,
@@ -133,9 +142,10 @@ export class RedisRateLimiter implements RateLimiter {
     this.settleTimer = undefined;
     const batch = this.pendingSettles;
     this.pendingSettles = [];
-    for (const pending of batch) {
-      this.send(() => this.redis.gatewaySettle(...pending.keys, pending.requestId, pending.tokens)).then(() => pending.resolve(), pending.reject);
-    }
+    const answered = batch.map((pending) =>
+      this.send(() => this.redis.gatewaySettle(...pending.keys, pending.requestId, pending.tokens)).then(() => pending.resolve(), pending.reject),
+    );
+    this.sent = Promise.all([this.sent, ...answered]);
   }
 
   /** Whether the connection is up; the outage policy asks before each request. */
@@ -157,9 +167,17 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
-  /** Sends the corrections still gathering (the connection itself belongs to the caller). */
+  /**
+   * Sends the corrections still gathering and waits (at most CLOSE_PATIENCE_MS) until Redis has answered
+   * every one: the caller quits the connection next, and a QUIT bypasses the auto-pipeline, so it would
+   * overtake corrections still queued there and Redis would never run them. The connection itself belongs
+   * to the caller.
+   */
   async close(): Promise<void> {
     this.flushSettles();
+    // unref'd: a timer left running after the corrections were answered does not keep the process up
+    const patience = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_PATIENCE_MS).unref());
+    await Promise.race([this.sent, patience]);
   }
 
   /** The three keys share a hash tag, so a Redis Cluster keeps them on one slot for the script. */

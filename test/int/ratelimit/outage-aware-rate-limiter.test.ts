@@ -40,7 +40,7 @@ describe('outage-aware rate limiter (real Redis behind a proxy)', function () {
     const redis = createRedisClient(`redis://127.0.0.1:${port}`);
     clients.push(redis);
     expect(await connectRedis(redis)).to.equal(true);
-    const lines: Array<{ level: number; msg: string }> = [];
+    const lines: Array<{ level: number; msg: string; err?: { type: string; message: string } }> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     const limiter = new OutageAwareRateLimiter(new RedisRateLimiter(redis, prefix, systemClock), policy, new InProcessRateLimiter(systemClock), logger);
     return { limiter, lines, redis };
@@ -68,6 +68,7 @@ describe('outage-aware rate limiter (real Redis behind a proxy)', function () {
     expect(await first.limiter.admit('key_a', 'gen-3', 10, limits)).to.include({ allowed: false, reason: 'requests' });
     // a settle goes to Redis (and to the local limiter, which never saw the request) without an error
     await first.limiter.settle('key_a', 'gen-1', 500);
+    expect(await second.redis.get(`${prefix}rate:{key_a}:tokens`), 'gen-1 counts 500 for every instance').to.equal('510');
     expect(await first.limiter.admit('key_b', 'gen-4', 1, limits), 'other keys are separate').to.deep.equal({ allowed: true });
     expect(first.lines.concat(second.lines)).to.deep.equal([]);
   });
@@ -82,12 +83,16 @@ describe('outage-aware rate limiter (real Redis behind a proxy)', function () {
         );
         expect(refusal).to.be.instanceOf(GatewayError);
         expect(refusal).to.include({ code: 'service_unavailable', status: 503, retryAfterSeconds: 2 });
+        expect((refusal as Error).message).to.equal('rate limits cannot be checked: Redis is unreachable; nothing was reserved or charged');
       }
       // a settle while Redis is away is not sent there (the caller logs the failure of a sent one)
       await limiter.settle('key_c', 'gen-1', 0);
     }, [redis]);
     expect(messages(lines, 'Redis is unreachable'), 'logged once').to.equal(1);
     expect(messages(lines, 'REDIS_OUTAGE=fail-closed')).to.equal(1);
+    // the connection was known to be down: no command was sent, and the log says so
+    expect(lines[0]).to.include({ level: 50 });
+    expect(lines[0]!.err).to.include({ type: 'RateLimiterUnavailableError', message: 'no connection' });
     expect(await limiter.admit('key_c', 'gen-4', 10, limits)).to.deep.equal({ allowed: true });
     expect(messages(lines, 'Redis is reachable again'), 'the end logged once').to.equal(1);
     expect(await limiter.admit('key_c', 'gen-5', 10, limits)).to.deep.equal({ allowed: true });
