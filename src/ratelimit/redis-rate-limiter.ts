@@ -95,7 +95,7 @@ export class RedisRateLimiter implements RateLimiter {
   private pendingSettles: PendingSettle[] = [];
   private settleTimer: NodeJS.Timeout | undefined;
   /** Settles once Redis has answered every correction sent so far; `close` waits for it. */
-  private sent: Promise<unknown> = Promise.resolve();
+  private sent: Promise<void> = Promise.resolve();
 
   constructor(
     redis: Redis,
@@ -145,7 +145,8 @@ export class RedisRateLimiter implements RateLimiter {
     const answered = batch.map((pending) =>
       this.send(() => this.redis.gatewaySettle(...pending.keys, pending.requestId, pending.tokens)).then(() => pending.resolve(), pending.reject),
     );
-    this.sent = Promise.all([this.sent, ...answered]);
+    // resolved to nothing: a chain of results (each holding the one before) would grow with every flush
+    this.sent = Promise.all([this.sent, ...answered]).then(() => undefined);
   }
 
   /** Whether the connection is up; the outage policy asks before each request. */
