@@ -32,7 +32,7 @@ describe('access directory on Postgres', function () {
   let reader: AccessDirectory;
   let commands: AccessCommands;
   const started: AccessDirectory[] = [];
-  const errors: Array<{ msg: string }> = [];
+  const errors: Array<{ msg: string; err?: { message: string } }> = [];
   const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line)) });
 
   const settings: KeySettings & { name: string | null; employeeId: string | null } = {
@@ -168,5 +168,7 @@ describe('access directory on Postgres', function () {
     const metadata = { schemaVersion: 1, occurredAt: new Date().toISOString(), causedBy: 'admin:test' };
     await store.append('key-broken', [{ id: randomUUID(), type: 'KeyMelted', data: {}, metadata }], { expectedRevision: 'no_stream' });
     await eventually(async () => expect(errors.map((line) => line.msg)).to.include('access directory subscription stopped'));
+    // the operator is told why: the error names the event type it could not read
+    expect(errors.find((line) => line.msg === 'access directory subscription stopped')?.err?.message).to.include('KeyMelted');
   });
 });
