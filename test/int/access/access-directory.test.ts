@@ -163,6 +163,19 @@ describe('access directory on Postgres', function () {
     expect(fresh.revision(`account-${orgId}`)).to.equal(-1n);
   });
 
+  it('stops following changes once stopped, as a gateway shutting down', async () => {
+    const orgId = await newOrganization('Stopped');
+    const { key } = await commands.issueKey(orgId, settings, 'test');
+    const stopped = await startDirectory();
+    expect(stopped.key(key.keyId)?.rpm).to.equal(DEFAULT_RPM);
+    await stopped.stop();
+    await commands.changeKey(key.keyId, { rpm: 3 }, 'test');
+    // a running directory sees the change within its 50 ms read interval; give the stopped one 4 times that
+    await eventually(async () => expect(reader.key(key.keyId)?.rpm).to.equal(3));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(stopped.key(key.keyId)?.rpm).to.equal(DEFAULT_RPM);
+  });
+
   // Last: an event the directory cannot read stops every directory's subscription on this store.
   it('reports a subscription that stopped on an event it cannot read', async () => {
     const metadata = { schemaVersion: 1, occurredAt: new Date().toISOString(), causedBy: 'admin:test' };
