@@ -22,8 +22,9 @@ export default {
     'src/access/access-directory.ts',
     'src/ratelimit/**/*.ts',
   ],
-  // The tests that exercise the money code: unit and integration tests of the deciders, pricing, ledger
-  // and limiters, and the end-to-end money rules (the gateway in-process, so per-test coverage sees it).
+  // The tests that exercise the money code: unit and integration tests of the deciders, pricing, ledger,
+  // limiters and access directory, and the end-to-end money rules (the gateway in-process, so per-test
+  // coverage sees it).
   mochaOptions: {
     'no-config': true,
     'no-package': true,
@@ -31,6 +32,7 @@ export default {
       'test/unit/**/*.test.ts',
       'test/int/ledger/**/*.test.ts',
       'test/int/pipeline/**/*.test.ts',
+      'test/int/access/**/*.test.ts',
       'test/int/ratelimit/**/*.test.ts',
       'test/int/projections/ledger-projection.test.ts',
       // every money-rule suite but gateway-sweeper-schedule.test.ts, which waits out a real 30 s interval
