@@ -7,7 +7,13 @@ import { freePort } from '../../test/support/test-services.js';
 export interface Running {
   url: string;
   child: ChildProcess;
+  /** The first log lines at warn or above after the start (at most KEPT_PROBLEMS): printed after the run. */
+  readonly problems: string[];
 }
+
+const KEPT_PROBLEMS = 20;
+/** pino's levels: 40 warn, 50 error, 60 fatal. */
+const PROBLEM_LINE = /"level":(4|5|6)0\b/;
 
 /** Starts `node <args>` and resolves once its output matches `ready` (the first group is its URL). */
 export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<Running> {
@@ -20,10 +26,17 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
       const match = ready.exec(output);
       if (match) {
         clearTimeout(timer);
-        // from here on the output (a line per request) is drained, not kept
-        child.stdout!.off('data', onData).resume();
-        child.stderr!.off('data', onData).resume();
-        resolve({ url: match[1]!, child });
+        // from here on the output (a line per request) is not kept, but for the first warnings and errors
+        const problems: string[] = [];
+        const keepProblems = (chunk: Buffer) => {
+          if (problems.length >= KEPT_PROBLEMS) return;
+          for (const line of chunk.toString().split('\n')) {
+            if (PROBLEM_LINE.test(line) && problems.length < KEPT_PROBLEMS) problems.push(line.slice(0, 2_000));
+          }
+        };
+        child.stdout!.off('data', onData).on('data', keepProblems);
+        child.stderr!.off('data', onData).on('data', keepProblems);
+        resolve({ url: match[1]!, child, problems });
       }
     };
     child.stdout!.on('data', onData);

@@ -18,6 +18,8 @@ export interface TargetResult {
   readonly p50: number;
   readonly p99: number;
   readonly errors: number;
+  /** The failed requests of the 64-connection load by kind (status, timeout, connection error). */
+  readonly errorKinds: Record<string, number>;
   readonly cpu: {
     /** The target's own process(es): the gateway (and its projection worker), or the proxy. */
     readonly own: number | undefined;
@@ -114,8 +116,8 @@ export function printReport(
     );
   }
   for (const result of results) {
-    const kinds = [...Object.entries(result.paced.errorKinds).map(([kind, count]) => [`${kind} (paced)`, count]), ...Object.entries(result.streaming.errorKinds).map(([kind, count]) => [`${kind} (streaming)`, count])];
-    if (kinds.length > 0) console.log(`errors of ${result.name} at a fixed rate: ${kinds.map(([kind, count]) => `${count} × ${kind}`).join(', ')}`);
+    const kinds = [...Object.entries(result.errorKinds).map(([kind, count]) => [`${kind} (under load)`, count]), ...Object.entries(result.paced.errorKinds).map(([kind, count]) => [`${kind} (paced)`, count]), ...Object.entries(result.streaming.errorKinds).map(([kind, count]) => [`${kind} (streaming)`, count])];
+    if (kinds.length > 0) console.log(`errors of ${result.name}: ${kinds.map(([kind, count]) => `${count} × ${kind}`).join(', ')}`);
   }
   console.log('\nCPU per request is user + system time read from /proc: the target\'s own process(es); the Postgres backends of its');
   console.log('databases; the private Redis server; the whole machine minus the load generator. "added" is over the bare proxy.');

@@ -67,7 +67,24 @@ async function closedLoop(target: Target, settings: MeasureSettings, seconds: nu
     p50: Math.max(...results.map((result) => result.latency.p50)),
     p99: Math.max(...results.map((result) => result.latency.p99)),
     errors: results.reduce((sum, result) => sum + result.errors + result.non2xx, 0),
+    errorKinds: closedLoopErrorKinds(results),
   };
+}
+
+/** Failed requests of the closed loop by kind: the answer's status, or the client's timeout or connection error. */
+function closedLoopErrorKinds(results: readonly autocannon.Result[]): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  const add = (kind: string, count: number) => {
+    if (count > 0) kinds[kind] = (kinds[kind] ?? 0) + count;
+  };
+  for (const result of results) {
+    for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) {
+      if (!status.startsWith('2')) add(`status ${status}`, stats.count ?? 0);
+    }
+    add('timeout', result.timeouts);
+    add('connection error', result.errors - result.timeouts);
+  }
+  return kinds;
 }
 
 export async function measure(target: Target, settings: MeasureSettings): Promise<TargetResult> {
@@ -101,6 +118,7 @@ export async function measure(target: Target, settings: MeasureSettings): Promis
     p50: load.p50,
     p99: load.p99,
     errors: load.errors,
+    errorKinds: load.errorKinds,
     cpu: {
       own: perRequest(cpuSpent(before.own, after.own)),
       postgres: perRequest(target.databases.length === 0 ? undefined : cpuSpent(before.postgres, after.postgres)),

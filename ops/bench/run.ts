@@ -159,6 +159,9 @@ try {
     printReport(results, floor, reportSettings, scaleOut, balances);
     const path = writeReport(results, floor, { ...reportSettings, pacedRate: PACED_RATE, streamRate: STREAM_RATE, pacedSeconds: PACED_SECONDS, nodeFlags: process.env.BENCH_NODE_FLAGS ?? '' }, scaleOut, balances);
     console.log(`\nfigures as JSON: ${path}`);
+    for (const running of started) {
+      if (running.problems.length > 0) console.log(`\nwarnings and errors logged by ${running.url} (the first ${running.problems.length}):\n${running.problems.join('\n')}`);
+    }
   })));
 } finally {
   for (const running of started.reverse()) await stop(running).catch(() => {});

@@ -139,7 +139,8 @@ async function serve<Parsed extends EndpointRequest, Kind extends BodyKind>(
 /** A failure before or while answering, with nothing received that could be charged. */
 function failed(error: unknown, signal: AbortSignal): Outcome {
   if (signal.aborted && signal.reason === KEY_REVOKED) return { closing: { kind: 'cut_off', usage: createUsage() }, error: new GatewayError('key_revoked') };
-  if (signal.aborted) return { closing: { kind: 'release', reason: 'cancelled' }, error };
+  // the client has left: there is nobody to answer, and its leaving is not a fault of the gateway's
+  if (signal.aborted) return { closing: { kind: 'release', reason: 'cancelled' } };
   return { closing: { kind: 'release', reason: 'provider_error' }, error };
 }
 

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
 import { postText } from '../support/text-format-client.js';
+import { gate, providerReceived } from './money-rules/money-rules-kit.js';
 
 /**
  * One JSON log line per request, with who, what and what it cost, never the key's secret nor the
@@ -52,5 +53,31 @@ describe('the request log', () => {
     const [line] = requestLines(answer.headers.get('x-request-id'));
     expect(line).to.deep.include({ status: 404, endpoint: 'chat' });
     expect(line).to.not.have.property('costUsd');
+  });
+
+  it('logs a client that hangs up before the answer as a released request, not as an error of the gateway', async () => {
+    const { orgId, secret } = await harness.customer('1');
+    harness.openai.reset();
+    const held = gate();
+    harness.openai.enqueue({ holdUntil: held.promise });
+    const client = new AbortController();
+    const pending = fetch(`${harness.gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      signal: client.signal,
+    }).catch((error: unknown) => error);
+    await providerReceived(harness, 1);
+    client.abort();
+    await pending;
+    await harness.settledMoney(orgId); // waits until the reservation is closed: the provider still holds its answer
+    held.open();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const logged = lines.filter((line) => line.msg === 'request' && line.orgId === orgId);
+    expect(logged, 'one line for the request').to.have.length(1);
+    expect(logged[0]).to.deep.include({ completed: false, reservation: 'released' });
+    const requestId = logged[0]!.requestId as string;
+    // pino's level 50 is error: a client's hang-up is not a fault of the gateway to page anyone about
+    expect(lines.filter((line) => line.requestId === requestId && line.level >= 50)).to.deep.equal([]);
   });
 });
