@@ -112,6 +112,19 @@ export interface EventStore {
   eventsAfter(from: GlobalPosition | 'start', limit: number): Promise<LagSample>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Optional: runs `work` while no other append to `streamId` can commit (they wait for it), so a read →
+   * decide → append inside it cannot lose the race. For a writer that lost the optimistic race for a busy
+   * stream and must not starve. Adapters without such a lock leave it out; their writers retry
+   * optimistically.
+   */
+  withStreamLock?<T>(streamId: string, work: (stream: LockedStream) => Promise<T>): Promise<T>;
+}
+
+/** One stream under its write lock: read it, and append to it once. */
+export interface LockedStream {
+  read(options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  append(events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
 }
 
 /** The append's expected revision did not match the stream. Callers reload and retry. */

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { WrongExpectedRevisionError, type EventStore, type EventToAppend } from '../eventstore/event-store.js';
+import { WrongExpectedRevisionError, type AppendResult, type EventStore, type EventToAppend, type ReadStreamOptions, type RecordedEvent } from '../eventstore/event-store.js';
 import { deterministicUuid } from '../ids/deterministic-uuid.js';
 import type { Logger } from '../logger.js';
 import { decideAccount, type AccountCommand, type AccountDecision } from './account-decider.js';
@@ -15,7 +15,7 @@ import { applyAccountEvent, availableOf, balanceOf, cloneAccountState, emptyAcco
  * flight queue up and are decided together, one after the other against the evolving state, and their
  * events go out in ONE append with the expected revision: a hot organization costs one round trip per
  * batch, not per request. A conflict (another instance appended) reads the stream's tail and decides the
- * batch again. Loading an account reads its snapshot and the tail after it, never the whole history.
+ * batch again, under the stream's write lock where the store has one (see runBatch). Loading an account reads its snapshot and the tail after it, never the whole history.
  */
 const CATCH_UP_PAGE = 5_000;
 
@@ -40,6 +40,15 @@ interface Account {
   readonly queue: Pending[];
   flushing: boolean;
 }
+
+/** A batch decided against the account: the state after it, each command's outcome, the events to append. */
+interface DecidedBatch {
+  readonly working: AccountState;
+  readonly outcomes: readonly AccountOutcome[];
+  readonly events: number;
+}
+
+type TailReader = (options: ReadStreamOptions) => Promise<RecordedEvent[]>;
 
 export interface AccountServiceOptions {
   readonly store: EventStore;
@@ -121,11 +130,11 @@ export class AccountService {
     return account;
   }
 
-  /** Applies the stream's events after the account's revision, a page at a time. */
-  private async catchUp(orgId: string, account: Account): Promise<void> {
+  /** Applies the stream's events after the account's revision, a page at a time (`read`: the store, or the stream under its lock). */
+  private async catchUp(orgId: string, account: Account, read: TailReader = (options) => this.options.store.readStream(accountStreamId(orgId), options)): Promise<void> {
     for (;;) {
       const fromRevision = account.revision === 'no_stream' ? 0n : account.revision + 1n;
-      const tail = await this.options.store.readStream(accountStreamId(orgId), { fromRevision, maxCount: CATCH_UP_PAGE });
+      const tail = await read({ fromRevision, maxCount: CATCH_UP_PAGE });
       for (const recorded of tail) {
         // A batch of this instance may have committed, and set the state, while this read was in flight.
         if (account.revision !== 'no_stream' && recorded.revision <= account.revision) continue;
@@ -153,40 +162,66 @@ export class AccountService {
     this.maybeSnapshot(orgId, account);
   }
 
+  /**
+   * Decides the batch against the account and appends its events with the expected revision. After a
+   * lost race (another instance appended first) the batch is decided again on the stream's tail; where the
+   * store has a stream lock, under it: the other instance's appends then wait, so one busy account cannot
+   * make this instance lose again and again (without the lock, with two instances appending to one account
+   * flat out, 3 % of the commands failed after 20 lost races in a row). The outcomes are handed out only
+   * after the commit.
+   */
   private async runBatch(orgId: string, account: Account, batch: Pending[]): Promise<void> {
+    const { store } = this.options;
+    const streamId = accountStreamId(orgId);
     for (let attempt = 1; ; attempt++) {
-      const now = this.options.clock.now();
-      const occurredAt = now.toISOString();
-      const working = cloneAccountState(account.state);
-      const toAppend: EventToAppend[] = [];
-      const outcomes: AccountOutcome[] = [];
-      for (const pending of batch) {
-        const decision = decideAccount(working, pending.command, now);
-        if ('events' in decision) {
-          for (const event of decision.events) {
-            applyAccountEvent(working, event, occurredAt);
-            toAppend.push(envelope(orgId, event, occurredAt, pending.causedBy));
-          }
-        }
-        outcomes.push({ decision, balance: balanceOf(working), reserved: working.reserved });
-      }
-      if (toAppend.length === 0) {
-        batch.forEach((pending, index) => pending.resolve(outcomes[index]!));
-        return;
-      }
       try {
-        const result = await this.options.store.append(accountStreamId(orgId), toAppend, { expectedRevision: account.revision });
-        account.state = working;
-        account.revision = result.nextExpectedRevision;
-        account.eventsSinceSnapshot += toAppend.length;
-        batch.forEach((pending, index) => pending.resolve(outcomes[index]!));
+        const lockedRetry = attempt > 1 ? store.withStreamLock?.bind(store) : undefined;
+        const { decided, result } = lockedRetry
+          ? await lockedRetry(streamId, async (stream) => {
+              await this.catchUp(orgId, account, (options) => stream.read(options));
+              return this.decideAndAppend(orgId, account, batch, (events, options) => stream.append(events, options));
+            })
+          : await this.decideAndAppend(orgId, account, batch, (events, options) => store.append(streamId, events, options));
+        if (result) {
+          account.state = decided.working;
+          account.revision = result.nextExpectedRevision;
+          account.eventsSinceSnapshot += decided.events;
+        }
+        batch.forEach((pending, index) => pending.resolve(decided.outcomes[index]!));
         return;
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError) || attempt >= this.maxAttempts) throw error;
-        // Another instance appended: learn what it did, then decide this batch again.
-        await this.catchUp(orgId, account);
+        // Another instance appended: learn what it did (under the lock, the next attempt reads it itself).
+        if (!store.withStreamLock) await this.catchUp(orgId, account);
       }
     }
+  }
+
+  /** Decides each command in turn against the evolving state; appends their events, if any, in one append. */
+  private async decideAndAppend(
+    orgId: string,
+    account: Account,
+    batch: readonly Pending[],
+    append: (events: readonly EventToAppend[], options: { expectedRevision: bigint | 'no_stream' }) => Promise<AppendResult>,
+  ): Promise<{ decided: DecidedBatch; result: AppendResult | undefined }> {
+    const now = this.options.clock.now();
+    const occurredAt = now.toISOString();
+    const working = cloneAccountState(account.state);
+    const toAppend: EventToAppend[] = [];
+    const outcomes: AccountOutcome[] = [];
+    for (const pending of batch) {
+      const decision = decideAccount(working, pending.command, now);
+      if ('events' in decision) {
+        for (const event of decision.events) {
+          applyAccountEvent(working, event, occurredAt);
+          toAppend.push(envelope(orgId, event, occurredAt, pending.causedBy));
+        }
+      }
+      outcomes.push({ decision, balance: balanceOf(working), reserved: working.reserved });
+    }
+    const decided = { working, outcomes, events: toAppend.length };
+    if (toAppend.length === 0) return { decided, result: undefined };
+    return { decided, result: await append(toAppend, { expectedRevision: account.revision }) };
   }
 
   private maybeSnapshot(orgId: string, account: Account): void {

@@ -6,6 +6,7 @@ import {
   type ExpectedRevision,
   type GlobalPosition,
   type LagSample,
+  type LockedStream,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
@@ -25,15 +26,28 @@ export interface AppendObserver {
  * sweeper) is measured in one place; reads and subscriptions pass through untouched.
  */
 export class MeasuredEventStore implements EventStore {
+  /** The adapter's stream lock, when it has one, with the append inside it measured too. */
+  readonly withStreamLock?: <T>(streamId: string, work: (stream: LockedStream) => Promise<T>) => Promise<T>;
+
   constructor(
     private readonly inner: EventStore,
     private readonly observer: AppendObserver,
-  ) {}
+  ) {
+    const withStreamLock = inner.withStreamLock?.bind(inner);
+    if (withStreamLock) {
+      this.withStreamLock = (streamId, work) =>
+        withStreamLock(streamId, (stream) => work({ read: (options) => stream.read(options), append: (events, options) => this.measured(events, () => stream.append(events, options)) }));
+    }
+  }
 
-  async append(streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  append(streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    return this.measured(events, () => this.inner.append(streamId, events, options));
+  }
+
+  private async measured(events: readonly EventToAppend[], append: () => Promise<AppendResult>): Promise<AppendResult> {
     const started = performance.now();
     try {
-      const result = await this.inner.append(streamId, events, options);
+      const result = await append();
       this.observer.observeAppend('ok', (performance.now() - started) / 1000, events.length);
       return result;
     } catch (error) {

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import { eventStoreMigration } from './0001-event-store.js';
 import { projectionCheckpointsMigration } from './0002-projection-checkpoints.js';
+import { streamWriteLocksMigration } from './0003-stream-write-locks.js';
 import { accountSnapshotsMigration } from './0100-account-snapshots.js';
 
 /**
@@ -10,5 +11,6 @@ import { accountSnapshotsMigration } from './0100-account-snapshots.js';
 export const migrations: Record<string, Migration> = {
   '0001-event-store': eventStoreMigration,
   '0002-projection-checkpoints': projectionCheckpointsMigration,
+  '0003-stream-write-locks': streamWriteLocksMigration,
   '0100-account-snapshots': accountSnapshotsMigration,
 };

@@ -11,8 +11,9 @@ interface AppendRow {
 }
 
 /**
- * One append in one statement (one round trip): `append_events` checks the expected revision, the event
- * ids, moves the stream's revision and inserts the batch (its SQL and the reasoning:
+ * One append in one statement (one round trip): `append_events_locked` takes the stream's write lock
+ * (src/db/migrations/0003-stream-write-locks.ts), and `append_events` checks the expected revision, the
+ * event ids, moves the stream's revision and inserts the batch (its SQL and the reasoning:
  * src/db/migrations/0001-event-store.ts).
  *
  * `db` may be a transaction only if this is its first write: the global order is the transaction id, and
@@ -33,7 +34,7 @@ export async function appendToStream(
     try {
       ({
         rows: [row],
-      } = await sql<AppendRow>`select * from append_events(${streamId}, ${String(expected)}, ${payload}::text::jsonb)`.execute(db));
+      } = await sql<AppendRow>`select * from append_events_locked(${streamId}, ${String(expected)}, ${payload}::text::jsonb)`.execute(db));
     } catch (error) {
       // Two appends of the same batch with 'any' or 'stream_exists' can both pass the id check before either
       // commits; the loser then trips the unique event id. Run again: the id check now sees the winner's

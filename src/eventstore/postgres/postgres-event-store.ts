@@ -7,6 +7,7 @@ import type {
   ExpectedRevision,
   GlobalPosition,
   LagSample,
+  LockedStream,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
@@ -62,6 +63,29 @@ export class PostgresEventStore implements EventStore {
 
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
     return readStreamEvents(this.database.kysely, streamId, options);
+  }
+
+  /**
+   * One transaction holding the stream's write lock (the lock every append takes, migration 0003): reads
+   * see every append committed before, and no other append commits until this one has. The lock assigns
+   * no transaction id, so the append is still the transaction's first write (the global order holds).
+   */
+  async withStreamLock<T>(streamId: string, work: (stream: LockedStream) => Promise<T>): Promise<T> {
+    let appended = false;
+    const result = await this.database.kysely.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${streamId}, 0))`.execute(trx);
+      return work({
+        read: (options) => readStreamEvents(trx, streamId, options),
+        append: (events, options) => {
+          // a second write would no longer be the transaction's first
+          if (appended) throw new Error('withStreamLock: one append per lock');
+          appended = true;
+          return appendToStream(trx, streamId, events, options.expectedRevision);
+        },
+      });
+    });
+    if (appended) this.announceAppend();
+    return result;
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {

@@ -87,6 +87,12 @@ describe('account service appends on Postgres', function () {
   const service = (options: { maxAttempts?: number } = {}) =>
     new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock, ...options });
 
+  /** The same store seen without its stream lock, as a store that has none (EventStoreDB) is. */
+  const lockless = (options: { maxAttempts?: number } = {}) => {
+    const withoutLock = new Proxy(store, { get: (target, property) => (property === 'withStreamLock' ? undefined : Reflect.get(target, property, target)) });
+    return new AccountService({ store: withoutLock, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock, ...options });
+  };
+
   /** Another gateway instance on the same database, which wins the race for the stream `times` times. */
   const rivalWins = (orgId: string, times: number) => {
     const rival = new AccountService({ store: plainStore, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock });
@@ -137,8 +143,24 @@ describe('account service appends on Postgres', function () {
     expect(await accounts.balance('org_race')).to.deep.equal({ balance: 3_000_000_000n, reserved: 0n, available: 3_000_000_000n });
   });
 
-  it('a batch that loses the race to another instance learns what it appended and is decided again', async () => {
+  it('a batch that loses the race to another instance is decided again on its appends, under the stream lock', async () => {
     const accounts = service({ maxAttempts: 3 });
+    await accounts.balance('org_contended');
+    // the rival wins every optimistic append; the retry under the lock is not one (it appends inside the lock)
+    rivalWins('org_contended', 1_000);
+    const outcome = await accounts.execute('org_contended', credit('5'), 'admin:ops');
+    // the rival's 1 USD, then ours: 6 USD
+    expect(outcome.balance).to.equal(6_000_000_000n);
+    expect(store.appends.map((append) => append.expectedRevision), 'one optimistic attempt').to.deep.equal(['no_stream']);
+    const events = await plainStore.readStream('account-org_contended');
+    expect(events.map((event) => [event.revision, event.metadata.causedBy])).to.deep.equal([
+      [0n, 'admin:rival'],
+      [1n, 'admin:ops'],
+    ]);
+  });
+
+  it('without a stream lock, a batch that loses the race learns what the other appended and is decided again', async () => {
+    const accounts = lockless({ maxAttempts: 3 });
     await accounts.balance('org_contended');
     rivalWins('org_contended', 2);
     const outcome = await accounts.execute('org_contended', credit('5'), 'admin:ops');
@@ -147,8 +169,8 @@ describe('account service appends on Postgres', function () {
     expect(store.appends.map((append) => append.expectedRevision)).to.deep.equal(['no_stream', 0n, 1n]);
   });
 
-  it('gives up with the conflict after maxAttempts lost races, having written nothing of its own', async () => {
-    const accounts = service({ maxAttempts: 3 });
+  it('without a stream lock, gives up with the conflict after maxAttempts lost races, having written nothing of its own', async () => {
+    const accounts = lockless({ maxAttempts: 3 });
     await accounts.balance('org_hot');
     // The rival wins three times; a fourth attempt would go through, but three is the limit.
     rivalWins('org_hot', 3);
