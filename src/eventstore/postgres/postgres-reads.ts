@@ -65,57 +65,67 @@ export interface GlobalPage {
   readonly pendingBeyondHorizon: boolean;
 }
 
-type PageRow = { [K in keyof EventRow]: EventRow[K] | null } & { horizon: string; pending: boolean | null; matches: boolean | null };
+type PageRow = { [K in keyof EventRow]: EventRow[K] | null } & { horizon: string; pending: boolean | null; matches: boolean | null; scanned: string | null };
 
 /**
  * The next events of the global log after `after`, in (transaction id, sequence) order, limited to
  * transactions older than every transaction still running. Rows of a transaction below that line can no
  * longer appear, so a reader that resumes from its last position never skips an event committed late.
  *
- * The page walks the global-order index and only then applies the stream prefixes (returning just the
- * position of rows that do not match): a filtered reader far behind the head still costs one index range
- * of `limit` rows per page, and moves past the streams it does not want.
+ * The page walks the global-order index and only then applies the stream prefixes: a filtered reader far
+ * behind the head still costs one index range of `limit` rows per page, and moves past the streams it does
+ * not want. Of the rows it walked past, only the last one comes back (as the position to resume from, with
+ * the count of rows walked): the access readers follow a few key and organization events in a log of two
+ * account events a request, and sending and parsing every skipped row was most of their cost.
  */
 export async function readGlobalPage(db: Executor, after: PostgresPosition, limit: number, streamPrefixes?: readonly string[]): Promise<GlobalPage> {
-  const matches =
-    streamPrefixes && streamPrefixes.length > 0
-      ? sql`(${sql.join(
-          streamPrefixes.map((prefix) => sql`starts_with(w.stream_id, ${prefix})`),
-          sql` or `,
-        )})`
-      : sql`true`;
+  const filtered = streamPrefixes !== undefined && streamPrefixes.length > 0;
+  const matches = filtered
+    ? sql`(${sql.join(
+        streamPrefixes.map((prefix) => sql`starts_with(w.stream_id, ${prefix})`),
+        sql` or `,
+      )})`
+    : sql`true`;
+  const walk = sql`select e.* from events e
+         where e.transaction_id < h.horizon
+           and (e.transaction_id, e.global_sequence) > (${after.transactionId.toString()}::text::xid8, ${after.sequence.toString()}::bigint)
+         order by e.transaction_id, e.global_sequence
+         limit ${String(limit)}::bigint`;
+  // Filtered: number the walked rows from the end (after the limit, so the window sees only this page) and
+  // keep the matching ones and the last.
+  const page = filtered
+    ? sql`select w.*, w.walked::text as scanned from (
+          select p.*, count(*) over () as walked,
+                 row_number() over (order by p.transaction_id desc, p.global_sequence desc) as from_end
+            from (${walk}) p
+        ) w where w.from_end = 1 or ${matches}`
+    : sql`select w.*, null::text as scanned from (${walk}) w`;
   const { rows } = await sql<PageRow>`
     select h.horizon::text as horizon,
            (select p.transaction_id from events p order by p.transaction_id desc limit 1) >= h.horizon as pending,
-           ${matches} as matches,
+           ${matches} as matches, w.scanned,
            w.global_sequence, w.transaction_id::text as transaction_id, w.stream_id, w.revision,
            w.event_id::text as event_id, w.type,
            case when ${matches} then w.data end as data,
            case when ${matches} then w.metadata end as metadata,
            w.recorded_at
       from (select pg_snapshot_xmin(pg_current_snapshot()) as horizon) h
-      left join lateral (
-        select e.* from events e
-         where e.transaction_id < h.horizon
-           and (e.transaction_id, e.global_sequence) > (${after.transactionId.toString()}::text::xid8, ${after.sequence.toString()}::bigint)
-         order by e.transaction_id, e.global_sequence
-         limit ${String(limit)}::bigint
-      ) w on true
+      left join lateral (${page}) w on true
      order by w.transaction_id, w.global_sequence`.execute(db);
   const first = rows[0];
   if (!first) throw new Error('readGlobalPage: the horizon row is missing');
   const events: RecordedEvent[] = [];
-  let scanned = 0;
+  let returned = 0;
   let last: PageRow | undefined;
   for (const row of rows) {
     if (row.global_sequence === null) continue;
-    scanned++;
+    returned++;
     last = row;
     if (row.matches) events.push(toRecordedEvent(row as EventRow));
   }
   return {
     events,
-    scanned,
+    scanned: last?.scanned != null ? Number(last.scanned) : returned,
     lastScanned: last ? { transactionId: BigInt(last.transaction_id!), sequence: last.global_sequence! } : undefined,
     horizon: BigInt(first.horizon),
     pendingBeyondHorizon: first.pending === true,
