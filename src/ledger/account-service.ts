@@ -15,7 +15,8 @@ import { applyAccountEvent, availableOf, balanceOf, cloneAccountState, emptyAcco
  * flight queue up and are decided together, one after the other against the evolving state, and their
  * events go out in ONE append with the expected revision: a hot organization costs one round trip per
  * batch, not per request. A conflict (another instance appended) reads the stream's tail and decides the
- * batch again, under the stream's write lock where the store has one (see runBatch). Loading an account reads its snapshot and the tail after it, never the whole history.
+ * batch again, under the stream's write lock where the store has one (see runBatch). Loading an account
+ * reads its snapshot and the tail after it, never the whole history.
  */
 const CATCH_UP_PAGE = 5_000;
 
