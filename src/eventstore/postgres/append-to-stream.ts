@@ -12,7 +12,7 @@ interface AppendRow {
 
 /**
  * One append in one statement (one round trip): `append_events_locked` takes the stream's write lock
- * (src/db/migrations/0003-stream-write-locks.ts), and `append_events` checks the expected revision, the
+ * (src/db/migrations/0101-stream-write-locks.ts), and `append_events` checks the expected revision, the
  * event ids, moves the stream's revision and inserts the batch (its SQL and the reasoning:
  * src/db/migrations/0001-event-store.ts).
  *

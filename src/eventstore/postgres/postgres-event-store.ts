@@ -66,7 +66,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * One transaction holding the stream's write lock (the lock every append takes, migration 0003): reads
+   * One transaction holding the stream's write lock (the lock every append takes, migration 0101): reads
    * see every append committed before, and no other append commits until this one has. The lock assigns
    * no transaction id, so the append is still the transaction's first write (the global order holds).
    */

@@ -6,7 +6,7 @@ import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-ev
 import { createScratchDatabase } from '../../support/databases.js';
 
 /**
- * The stream lock of the Postgres store (src/db/migrations/0003-stream-write-locks.ts): while one writer
+ * The stream lock of the Postgres store (src/db/migrations/0101-stream-write-locks.ts): while one writer
  * holds it, another instance's append to that stream waits and commits after it, so the holder's
  * read → decide → append cannot lose. Two stores on their own pools play two gateway instances.
  */
