@@ -1,30 +1,8 @@
 import { expect } from 'chai';
-import type { Clock } from '../../../src/clock.js';
-import { InProcessRateLimiter } from '../../../src/ratelimit/in-process-rate-limiter.js';
 import type { RateLimiter } from '../../../src/ratelimit/rate-limiter.js';
-import { RedisRateLimiter } from '../../../src/ratelimit/redis-rate-limiter.js';
-import { connectRedis, createRedisClient } from '../../../src/ratelimit/redis-client.js';
-import { testRedisPrefix, testRedisUrl } from '../../support/databases.js';
+import { limiterAdapters, ManualClock } from './limiter-adapters.js';
 
-class ManualClock implements Clock {
-  constructor(public ms: number) {}
-  now() {
-    return new Date(this.ms);
-  }
-}
-
-const adapters: Array<[string, (clock: Clock) => Promise<{ limiter: RateLimiter; close: () => Promise<void> }>]> = [
-  ['in-process', async (clock) => ({ limiter: new InProcessRateLimiter(clock), close: async () => {} })],
-  [
-    'redis',
-    async (clock) => {
-      // the gateway's own client: it refuses commands until connected, so connect first as the gateway does
-      const redis = createRedisClient(testRedisUrl());
-      await connectRedis(redis);
-      return { limiter: new RedisRateLimiter(redis, testRedisPrefix('rate'), clock), close: async () => void redis.disconnect() };
-    },
-  ],
-];
+const adapters = limiterAdapters('rate');
 
 for (const [name, create] of adapters) {
   describe(`rate limiter (${name})`, () => {

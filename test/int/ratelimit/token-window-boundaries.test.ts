@@ -1,35 +1,18 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import type { Clock } from '../../../src/clock.js';
 import { InProcessRateLimiter } from '../../../src/ratelimit/in-process-rate-limiter.js';
 import type { RateLimiter } from '../../../src/ratelimit/rate-limiter.js';
 import { connectRedis, createRedisClient } from '../../../src/ratelimit/redis-client.js';
 import { RedisRateLimiter } from '../../../src/ratelimit/redis-rate-limiter.js';
 import { testRedisPrefix, testRedisUrl } from '../../support/databases.js';
-
-class ManualClock implements Clock {
-  constructor(public ms: number) {}
-  now() {
-    return new Date(this.ms);
-  }
-}
+import { limiterAdapters, ManualClock } from './limiter-adapters.js';
 
 /**
  * The edges of the sliding window, to the token and to the millisecond, for both limiters (the embedded
  * mode's and the shared one must agree): what fits exactly is admitted, one more is refused, and the
  * Retry-After is the wait until just enough has left the window (peer-pitfalls, rate limits).
  */
-const adapters: Array<[string, (clock: Clock) => Promise<{ limiter: RateLimiter; close: () => Promise<void> }>]> = [
-  ['in-process', async (clock) => ({ limiter: new InProcessRateLimiter(clock), close: async () => {} })],
-  [
-    'redis',
-    async (clock) => {
-      const redis = createRedisClient(testRedisUrl());
-      await connectRedis(redis);
-      return { limiter: new RedisRateLimiter(redis, testRedisPrefix('bounds'), clock), close: async () => void redis.disconnect() };
-    },
-  ],
-];
+const adapters = limiterAdapters('bounds');
 
 const T0 = 1_750_000_000_000;
 
