@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '../../src/ids/random-id.js';
 import { withBenchDatabase } from './bench-database.js';
-import { buildGateway, createBenchKey, startGateway, startProcess, stop } from './bench-processes.js';
+import { buildGateway, createBenchKey, scrapeMetrics, startGateway, startProcess, stop } from './bench-processes.js';
 import { startBenchRedis } from './bench-redis.js';
 import { pacedLoad } from './paced-load.js';
 
@@ -21,18 +21,6 @@ const RATE = Number(process.env.BENCH_PACED_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 5);
 const ADMIN_TOKEN = `bench-admin-${randomBase62(20)}`;
 const BODY = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello in one short sentence.' }], max_tokens: 64 });
-
-/** The gateway's counters and histogram sums, by series. */
-async function scrape(url: string): Promise<Map<string, number>> {
-  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
-  const series = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#') || line.trim() === '') continue;
-    const space = line.lastIndexOf(' ');
-    series.set(line.slice(0, space), Number(line.slice(space + 1)));
-  }
-  return series;
-}
 
 buildGateway();
 const redis = await startBenchRedis();
@@ -48,9 +36,9 @@ try {
       const { key } = await createBenchKey(gateway.url, ADMIN_TOKEN);
       const load = { entries: [{ origin: gateway.url, headers: { authorization: `Bearer ${key}` } }], path: '/v1/chat/completions', body: BODY, ratePerSecond: RATE };
       await pacedLoad({ ...load, seconds: 8 });
-      const before = await scrape(gateway.url);
+      const before = await scrapeMetrics(gateway.url, ADMIN_TOKEN);
       const result = await pacedLoad({ ...load, seconds: SECONDS });
-      const after = await scrape(gateway.url);
+      const after = await scrapeMetrics(gateway.url, ADMIN_TOKEN);
       const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
       const appends = delta('gateway_event_append_seconds_count{outcome="ok"}');
       const share = (le: string) => `${((100 * delta(`gateway_event_append_seconds_bucket{le="${le}",outcome="ok"}`)) / appends).toFixed(0)} %`;

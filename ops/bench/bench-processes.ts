@@ -113,12 +113,23 @@ export async function createBenchKey(gatewayUrl: string, adminToken: string): Pr
   return { organizationId: organization.id, key: key.key };
 }
 
-/** Event-store appends of a gateway so far, from its /metrics: successful ones and those refused as conflicts. */
-export async function appendCounts(gatewayUrl: string, adminToken: string): Promise<{ ok: number; conflict: number }> {
+/** A gateway's /metrics, one value per series (`name{labels}` as printed). */
+export async function scrapeMetrics(gatewayUrl: string, adminToken: string): Promise<Map<string, number>> {
   const response = await fetch(`${gatewayUrl}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } });
   if (!response.ok) throw new Error(`/metrics: ${response.status}`);
-  const text = await response.text();
-  const count = (outcome: string) => Number(new RegExp(`^gateway_event_append_seconds_count\\{outcome="${outcome}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const series = new Map<string, number>();
+  for (const line of (await response.text()).split('\n')) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const space = line.lastIndexOf(' ');
+    series.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return series;
+}
+
+/** Event-store appends of a gateway so far, from its /metrics: successful ones and those refused as conflicts. */
+export async function appendCounts(gatewayUrl: string, adminToken: string): Promise<{ ok: number; conflict: number }> {
+  const metrics = await scrapeMetrics(gatewayUrl, adminToken);
+  const count = (outcome: string) => metrics.get(`gateway_event_append_seconds_count{outcome="${outcome}"}`) ?? 0;
   return { ok: count('ok'), conflict: count('conflict') };
 }
 
