@@ -5,7 +5,7 @@ import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { migrations } from './migrations/index.js';
 import { PgliteDialect } from './pglite-dialect.js';
-import { pgliteStartParams, releaseInitdbMemory } from './pglite-memory.js';
+import { compileWasmOptimized, pgliteStartParams, releaseInitdbMemory } from './pglite-memory.js';
 
 /**
  * The read-model database (and the Postgres event store's tables): kysely on `pg` with DATABASE_URL,
@@ -78,6 +78,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
   }
   let database: PGlite;
   try {
+    compileWasmOptimized();
     database = await PGlite.create({
       ...(dataDir ? { dataDir } : {}),
       parsers: { [INT8_OID]: (value: string) => BigInt(value) },
