@@ -1,6 +1,6 @@
-import { countTokens } from 'gpt-tokenizer';
 import { CostAccumulator, type Nanodollars } from '../billing/money.js';
 import { withTokenizerMargin } from '../billing/reserve-margin.js';
+import { countTokens } from '../billing/token-count.js';
 import type { CatalogModel } from './catalog.js';
 
 /**
@@ -43,7 +43,7 @@ export function estimateInputTokens(body: unknown, ignoredKeys: ReadonlySet<stri
   for (;;) {
     if (typeof value === 'string') {
       if (value.startsWith('data:') || BASE64_RUN.test(value)) extra += TOKENS_PER_BINARY_PART;
-      else if (value.length > 0) text += countTokens(value, { disallowedSpecial: new Set() });
+      else if (value.length > 0) text += countTokens(value);
     } else if (Array.isArray(value)) {
       path.push({ items: value, next: 0 });
     } else if (typeof value === 'object' && value !== null) {

@@ -1,7 +1,7 @@
-import { countTokens } from 'gpt-tokenizer';
 import { z } from 'zod';
 import { CostAccumulator } from '../../billing/money.js';
 import { withTokenizerMargin } from '../../billing/reserve-margin.js';
+import { countTokens } from '../../billing/token-count.js';
 import { createUsage } from '../../billing/usage.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { parseClientBody } from '../../formats/canonical/schema-validation.js';
@@ -53,7 +53,7 @@ export const embeddingsEndpoint: EndpointSpec<EmbeddingsRequest> = {
     let text = 0;
     let tokens = 0;
     for (const input of request.inputs) {
-      if (typeof input === 'string') text += countTokens(input, { disallowedSpecial: new Set() });
+      if (typeof input === 'string') text += countTokens(input);
       else tokens += input.length;
     }
     const inputTokens = withTokenizerMargin(text) + tokens;

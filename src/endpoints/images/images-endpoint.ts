@@ -1,7 +1,7 @@
-import { countTokens } from 'gpt-tokenizer';
 import { z } from 'zod';
 import { CostAccumulator } from '../../billing/money.js';
 import { withTokenizerMargin } from '../../billing/reserve-margin.js';
+import { countTokens } from '../../billing/token-count.js';
 import { createUsage } from '../../billing/usage.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { parseClientBody } from '../../formats/canonical/schema-validation.js';
@@ -52,7 +52,7 @@ export const imagesEndpoint: EndpointSpec<ImagesRequest> = {
   },
   estimate: (request, model) => {
     // n images at the per-image price, plus the prompt at the input price where the model has one.
-    const inputTokens = withTokenizerMargin(countTokens(request.prompt, { disallowedSpecial: new Set() }));
+    const inputTokens = withTokenizerMargin(countTokens(request.prompt));
     const amount = new CostAccumulator()
       .addPerItem(request.count, model.pricing.perImage ?? 0n)
       .addPerMillion(inputTokens, model.pricing.inputPerMillion ?? 0n)

@@ -1,10 +1,10 @@
-import { countTokens } from 'gpt-tokenizer';
 import type { CanonicalStreamEvent } from '../../formats/canonical/canonical-stream-event.js';
 import type { FormatName } from '../../formats/canonical/format-name.js';
 import type { ClientStream, StreamDecoder } from '../../formats/canonical/stream-codec.js';
 import { formatCodecs } from '../../formats/format-codecs.js';
 import type { SseEvent } from '../../formats/sse-event.js';
 import { withTokenizerMargin } from '../../billing/reserve-margin.js';
+import { countTokens } from '../../billing/token-count.js';
 import { createUsage, type Usage } from '../../billing/usage.js';
 
 /** Provider events held before they are counted and dropped: memory stays flat for an answer of any length. */
@@ -80,7 +80,7 @@ export class StreamUsageMeter {
     }
     this.held = [];
     this.heldBytes = 0;
-    if (text.length > 0) this.countedTokens += countTokens(text, { disallowedSpecial: new Set() });
+    if (text.length > 0) this.countedTokens += countTokens(text);
   }
 }
 

@@ -1,5 +1,5 @@
-import { countTokens } from 'gpt-tokenizer';
 import { CostAccumulator } from '../../billing/money.js';
+import { countTokens } from '../../billing/token-count.js';
 import type { CatalogModel } from '../../catalog/catalog.js';
 import type { ReserveEstimate } from '../endpoint-spec.js';
 
@@ -25,7 +25,7 @@ export function reservedAudioSeconds(fileBytes: number): number {
 
 export function speechReserve(model: CatalogModel, fileBytes: number, prompt: string | undefined): ReserveEstimate {
   const seconds = reservedAudioSeconds(fileBytes);
-  const promptTokens = prompt ? countTokens(prompt, { disallowedSpecial: new Set() }) : 0;
+  const promptTokens = prompt ? countTokens(prompt) : 0;
   const inputTokens = seconds * RESERVE_AUDIO_TOKENS_PER_SECOND + promptTokens;
   const outputTokens = seconds * RESERVE_TRANSCRIPT_TOKENS_PER_SECOND;
   const { pricing } = model;

@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer';
+import { countTokens } from '../../billing/token-count.js';
 import { createUsage, type Usage } from '../../billing/usage.js';
 import type { CatalogModel } from '../../catalog/catalog.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -87,6 +87,6 @@ export const transcriptionsEndpoint: EndpointSpec<TranscriptionRequest, 'multipa
  */
 function countedUsage(model: CatalogModel, request: TranscriptionRequest, estimate: ReserveEstimate, answer: JsonObject): Usage {
   if (model.pricing.perAudioMinute !== undefined) return createUsage({ audioSeconds: reservedAudioSeconds(request.file.size), counted: true });
-  const outputTokens = countTokens(transcriptText(answer), { disallowedSpecial: new Set() });
+  const outputTokens = countTokens(transcriptText(answer));
   return createUsage({ inputTokens: estimate.inputTokens, outputTokens, counted: true });
 }

@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import { countTokens as referenceCount } from 'gpt-tokenizer';
+import { countTokens } from '../../../src/billing/token-count.js';
+
+/** gpt-tokenizer's o200k_base count with special-token text as plain text: what the gateway's counts must equal. */
+function reference(text: string): number {
+  return referenceCount(text, { disallowedSpecial: new Set() });
+}
+
+/** A seeded generator: the random texts are the same every run, so a failure can be reproduced. */
+function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+    return state / 0x7fffffff;
+  };
+}
+
+describe('token count (o200k_base)', () => {
+  it('counts known texts as OpenAI does', () => {
+    // counts of the o200k_base encoding, written down as literals
+    expect(countTokens('')).to.equal(0);
+    expect(countTokens('hello world')).to.equal(2);
+    expect(countTokens('Say hello in one short sentence.')).to.equal(7);
+    expect(countTokens('<|endoftext|>')).to.equal(7); // plain text ('<', '|', 'endo', …), not the one special token
+  });
+
+  it('equals the reference on every document of the repository', () => {
+    const documents = readdirSync('docs').filter((name) => name.endsWith('.md'));
+    expect(documents.length).to.be.greaterThan(3);
+    for (const name of documents) {
+      const text = readFileSync(`docs/${name}`, 'utf8');
+      expect(countTokens(text), name).to.equal(reference(text));
+    }
+  });
+
+  it('equals the reference on texts that exercise the split and the merges', () => {
+    const texts = [
+      "I'm here, you're there. DON'T! We'LL see; they'VE gone",
+      '  multiple   spaces\n\n\tand tabs \r\n\r\n  trailing   ',
+      '日本語のテキストです。中文文本。한국어 텍스트',
+      'emoji 👩‍👩‍👧 🎉🎉🎉 flags 🇫🇷🇩🇪',
+      'combining e\u0301 a\u0300 ligature ﬁ ﬂ',
+      'عربي نص עברית Ελληνικά Русский текст',
+      'x'.repeat(5_000),
+      '1234567890123 3.14159 1,000,000',
+      'https://example.com/path/to/file.json?q=1&r=2#frag',
+      'function f(x) {\n  return x * 2; // twice\n}\n',
+      '{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}',
+      '\u0000\u0001\u007f\u0080\u00ff\uffff',
+    ];
+    for (const text of texts) expect(countTokens(text), JSON.stringify(text.slice(0, 40))).to.equal(reference(text));
+  });
+
+  it('equals the reference on lone surrogates, which UTF-8 can only carry as U+FFFD', () => {
+    for (const text of ['a\ud800b', '\udc00x', 'end\ud83d', '\ud83d\ud83d\ude00', ' \udfff\udfff ', '\ufffd\ud800']) {
+      expect(countTokens(text), JSON.stringify(text)).to.equal(reference(text));
+    }
+    // Every token that holds U+FFFD, written with a lone surrogate in its place: the reference looks whole
+    // pieces up by their string (which never matches such a piece) and merges them; this counter looks
+    // their bytes up, which must come to the same count.
+    const vocabulary = readFileSync('node_modules/gpt-tokenizer/data/o200k_base.tiktoken', 'latin1').split('\n');
+    let withReplacement = 0;
+    for (const line of vocabulary) {
+      const token = Buffer.from(line.slice(0, line.indexOf(' ')), 'base64').toString('utf8');
+      if (!token.includes('\ufffd')) continue;
+      const text = token.replaceAll('\ufffd', '\ud800');
+      expect(countTokens(text), JSON.stringify(text)).to.equal(reference(text));
+      withReplacement++;
+    }
+    expect(withReplacement).to.be.greaterThan(1_000);
+  });
+
+  it('equals the reference on 20,000 random texts', () => {
+    const alphabet = ['a', 'b', 'Z', 'Q', ' ', '  ', '\n', '\r\n', '\t', '.', ',', '!', "'s", "'LL", 'é', 'ß', 'ñ', '日', '本', '😀', '👍🏽', '\ud800', '\udfff', '1', '23', '456', '-', '/', '_', '<|', '|>', 'ا', 'ب', 'ё', 'Ж', '\u0301', 'ﬁ', 'the', ' of', 'ing', 'tion', '\u00a0', '\u2028', '€'];
+    const random = seededRandom(20261125);
+    let compared = 0;
+    for (let text = 0; text < 20_000; text++) {
+      let value = '';
+      const parts = 1 + Math.floor(random() * 40);
+      for (let part = 0; part < parts; part++) value += alphabet[Math.floor(random() * alphabet.length)];
+      expect(countTokens(value), JSON.stringify(value)).to.equal(reference(value));
+      compared++;
+    }
+    expect(compared).to.equal(20_000);
+  });
+});
