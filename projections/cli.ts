@@ -22,7 +22,7 @@ async function main(): Promise<number> {
   }
   const database = await openDatabase(config, { poolSize: 5, applicationName: 'model-gateway-projections' });
   try {
-    const store = createEventStore(config, database);
+    const store = await createEventStore(config, database);
     try {
       return await runProjectionsCommand(process.argv.slice(2), {
         database,

@@ -12,8 +12,6 @@ import type { Logger } from './logger.js';
 import { InProcessRateLimiter } from './ratelimit/in-process-rate-limiter.js';
 import { OutageAwareRateLimiter } from './ratelimit/outage-aware-rate-limiter.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
-import { connectRedis, createRedisClient } from './ratelimit/redis-client.js';
-import { RedisRateLimiter } from './ratelimit/redis-rate-limiter.js';
 
 /**
  * The gateway's state and domain services, without HTTP: what the server (main.ts) serves, what the admin
@@ -73,6 +71,9 @@ export async function openCore(config: Config, logger: Logger, clock: Clock, opt
     const readiness: ReadinessCheck[] = [{ name: 'database', check: () => database.ping() }];
     let rateLimiter: RateLimiter = new InProcessRateLimiter(clock);
     if (config.REDIS_URL) {
+      // imported only in production mode: ioredis is resident memory an embedded gateway has no use for
+      const { connectRedis, createRedisClient } = await import('./ratelimit/redis-client.js');
+      const { RedisRateLimiter } = await import('./ratelimit/redis-rate-limiter.js');
       const redis = createRedisClient(config.REDIS_URL);
       resources.push(() => redis.quit().catch(() => redis.disconnect()));
       if (!(await connectRedis(redis))) logger.warn('Redis does not answer yet; retrying in the background');
@@ -84,7 +85,7 @@ export async function openCore(config: Config, logger: Logger, clock: Clock, opt
     // corrections of the last requests reach Redis before the connection goes.
     const limiter = rateLimiter;
     resources.push(() => limiter.close());
-    const adapter = createEventStore(config, database);
+    const adapter = await createEventStore(config, database);
     const store: EventStore = options.decorateStore ? options.decorateStore(adapter) : adapter;
     resources.push(() => store.close());
     if (config.EVENTSTORE_URL) readiness.push({ name: 'eventstore', check: () => store.ping() });

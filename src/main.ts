@@ -16,7 +16,7 @@ import { createApp } from './http/app.js';
 import { frontDoor } from './http/front-door.js';
 import { requestLog } from './http/request-log.js';
 import { systemClock, type Clock } from './clock.js';
-import { BullMqScheduler } from './jobs/bullmq-scheduler.js';
+import { loadTokenCounter } from './billing/token-count.js';
 import { InProcessScheduler } from './jobs/in-process-scheduler.js';
 import type { JobScheduler } from './jobs/job-scheduler.js';
 import { sweepExpiredReservations, SWEEP_INTERVAL_MS } from './ledger/reservation-sweeper.js';
@@ -57,6 +57,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const clock = options.clock ?? systemClock;
   const mode = runtimeMode(config);
   const catalog = await CatalogStore.open(config.CATALOG_FILE, logger);
+  loadTokenCounter(); // its vocabulary now, not in the first request's time
   const metrics = new GatewayMetrics();
   const core = await openCore(config, logger, clock, { decorateStore: (store) => new MeasuredEventStore(store, metrics) });
   const { database, store, accounts, directory, commands, readiness } = core;
@@ -80,7 +81,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       core.track(() => runner.stop());
       await runner.start();
     }
-    const scheduler: JobScheduler = config.REDIS_URL ? new BullMqScheduler(config.REDIS_URL, config.REDIS_PREFIX, logger) : new InProcessScheduler(logger);
+    const scheduler: JobScheduler = config.REDIS_URL ? await bullMqScheduler(config.REDIS_URL, config.REDIS_PREFIX, logger) : new InProcessScheduler(logger);
     core.track(() => scheduler.close());
     if (config.REDIS_URL) readiness.push({ name: 'jobs', check: () => scheduler.ready(), optional: true });
     await scheduler.every('expire-reservations', SWEEP_INTERVAL_MS, async () => {
@@ -150,6 +151,12 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     await closeResources();
     throw error;
   }
+}
+
+/** BullMQ (and the Redis client under it) is imported only in production mode, where jobs run on Redis. */
+async function bullMqScheduler(redisUrl: string, prefix: string, logger: Logger): Promise<JobScheduler> {
+  const { BullMqScheduler } = await import('./jobs/bullmq-scheduler.js');
+  return new BullMqScheduler(redisUrl, prefix, logger);
 }
 
 /** `npm start`: read the environment, start, and handle SIGTERM/SIGINT (graceful stop) and SIGHUP (catalog reload). */

@@ -28,7 +28,7 @@ async function main(args: string[]): Promise<number> {
   if (gateway) return runAuditCommand(args, context(remoteAuditBackend(new AdminApiClient(gateway))));
   const database = await openDatabase(config, { poolSize: 2, applicationName: 'model-gateway-audit' });
   try {
-    const store = createEventStore(config, database);
+    const store = await createEventStore(config, database);
     try {
       return await runAuditCommand(args, context(localAuditBackend({ store, readModels: database.kysely })));
     } finally {
