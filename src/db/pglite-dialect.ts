@@ -38,7 +38,7 @@ class PgliteDriver implements Driver {
   private queue: Promise<void> = Promise.resolve();
   private release: (() => void) | undefined;
 
-  constructor(database: PGlite) {
+  constructor(private readonly database: PGlite) {
     this.connection = new PgliteConnection(database);
   }
 
@@ -53,17 +53,20 @@ class PgliteDriver implements Driver {
     return this.connection;
   }
 
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+  // Transaction control goes through `exec` (the simple query protocol: one message and a sync) rather than
+  // `query` (parse, describe, bind, describe, execute, sync, each a call into the WebAssembly): about a
+  // tenth of the CPU of a short transaction, measured with two statements between them.
+  async beginTransaction(_connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const isolation = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
-    await connection.executeQuery(CompiledQuery.raw(`begin${isolation}`));
+    await this.database.exec(`begin${isolation}`);
   }
 
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+  async commitTransaction(): Promise<void> {
+    await this.database.exec('commit');
   }
 
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  async rollbackTransaction(): Promise<void> {
+    await this.database.exec('rollback');
   }
 
   async releaseConnection(): Promise<void> {
