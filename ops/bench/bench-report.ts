@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { IdleMemory } from './idle-memory.js';
 
 interface PacedFigures {
   readonly ratePerSecond: number;
@@ -151,12 +152,13 @@ export function writeReport(
   settings: Record<string, unknown>,
   scaleOut: ScaleOut | undefined,
   ledgers: readonly LedgerCheck[],
+  idleEmbedded: IdleMemory | undefined,
 ): string {
   mkdirSync('.bench', { recursive: true });
   const path = join('.bench', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   const targets = results.map((result) => ({ ...result, versusProxy: compared(result, floor) }));
   const twoVersusOne = scaleOut ? scaleOutFigures(scaleOut.one, scaleOut.two) : undefined;
   const twoApartVersusOne = scaleOut?.apart ? scaleOutFigures(scaleOut.one, scaleOut.apart) : undefined;
-  writeFileSync(path, `${JSON.stringify({ at: new Date().toISOString(), settings, targets, twoVersusOne, twoApartVersusOne, ledgers }, null, 2)}\n`);
+  writeFileSync(path, `${JSON.stringify({ at: new Date().toISOString(), settings, targets, twoVersusOne, twoApartVersusOne, ledgers, idleEmbedded }, null, 2)}\n`);
   return path;
 }

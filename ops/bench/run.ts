@@ -4,7 +4,9 @@
  * - throughput at 64 connections (autocannon), and the CPU time a request (user + system, from /proc) of the
  *   target's own processes, of the Postgres backends of its database and of the benchmark's private Redis;
  * - latency at a fixed 500 requests/s, and streaming time to first byte at 100 requests/s (paced-load.ts);
- * - the peak RSS of the target's process.
+ * - the peak RSS of the target's process;
+ * - with the embedded target, afterwards: the RSS of an idle embedded gateway after a first start and after a
+ *   restart (idle-memory.ts; about 70 s).
  * It prints one table (bench-report.ts) and writes the figures as JSON under .bench/ (path printed).
  * Each server runs in its own process; the load generators run in this one. The gateways and the projection
  * worker run compiled (`npm run build` first, then `node dist/…`), as `npm start` runs them.
@@ -36,6 +38,7 @@ import { withBenchDatabase } from './bench-database.js';
 import { buildGateway, createBenchKey, PROJECTION_WORKER_ENTRY, startGateway, startProcess, stop, verifyBalances, type Running } from './bench-processes.js';
 import { startBenchRedis } from './bench-redis.js';
 import { printReport, writeReport, type TargetResult } from './bench-report.js';
+import { describeIdleMemory, measureIdleEmbedded } from './idle-memory.js';
 import { measure, type MeasureSettings, type Target } from './measure.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -155,9 +158,13 @@ try {
     const scaleOut = oneInstance && twoInstances ? { one: resultOf(oneInstance)!, two: resultOf(twoInstances)!, apart: resultOf(twoInstancesApart) } : undefined;
     const balances = await verifyLedgers(ledgers);
     failed = balances.some((ledger) => ledger.mismatches.length > 0);
+    // After the loads, with the other gateways stopped: an idle process is what this measures.
+    for (const running of started.slice(2)) await stop(running); // all but the fake provider and the proxy
+    const idle = ONLY.has('embedded') ? await measureIdleEmbedded(fake.url) : undefined;
     const reportSettings = { connections: CONNECTIONS, seconds: SECONDS };
     printReport(results, floor, reportSettings, scaleOut, balances);
-    const path = writeReport(results, floor, { ...reportSettings, pacedRate: PACED_RATE, streamRate: STREAM_RATE, pacedSeconds: PACED_SECONDS, nodeFlags: process.env.BENCH_NODE_FLAGS ?? '' }, scaleOut, balances);
+    if (idle) console.log(`\n${describeIdleMemory(idle)}`);
+    const path = writeReport(results, floor, { ...reportSettings, pacedRate: PACED_RATE, streamRate: STREAM_RATE, pacedSeconds: PACED_SECONDS, nodeFlags: process.env.BENCH_NODE_FLAGS ?? '' }, scaleOut, balances, idle);
     console.log(`\nfigures as JSON: ${path}`);
     for (const running of started) {
       if (running.problems.length > 0) console.log(`\nwarnings and errors logged by ${running.url} (the first ${running.problems.length}):\n${running.problems.join('\n')}`);
