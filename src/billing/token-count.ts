@@ -7,7 +7,10 @@ import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants'
  * makes itself (the input of a reserve, the output of a stream without usage; billing/reserve-margin.ts
  * raises it to an upper bound). Counts equal gpt-tokenizer's `countTokens(text, { disallowedSpecial: new
  * Set() })`, special-token text counted as plain text (test/unit/billing/token-count.test.ts holds them to
- * it on a corpus and on random text).
+ * it on a corpus and on random text), but for one case: a single piece of more than a mebibyte without a
+ * space or punctuation mark is counted as its length in bytes (`mergedParts`). The merge itself never takes
+ * more than O(n log n): gpt-tokenizer's is quadratic, and one such word in a request body held the event
+ * loop for minutes.
  *
  * Why not gpt-tokenizer itself: it keeps its 200,000 tokens as JavaScript strings in an array and a Map,
  * 35–45 MB of resident memory for a table that only ever answers "which rank has these bytes", and a
@@ -84,12 +87,17 @@ function sameBytes(bytes: Uint8Array, start: number, tokenStart: number, length:
   return true;
 }
 
+/** Up to this many bytes a piece is merged by scanning (faster than the heap for short pieces). */
+const SCAN_MERGE_MAX_BYTES = 256;
+/** A longer piece is counted as its length in bytes (`mergedParts`). */
+export const LONGEST_MERGED_PIECE = 1024 * 1024;
+
 // Scratch space of the piece being counted: its UTF-8 bytes, where its parts start and the rank of each
 // part merged with the next. Counting is synchronous, so one set serves every call.
 const SPLIT = new RegExp(O200K_TOKEN_SPLIT_REGEX); // global: exec walks the text from lastIndex
 let pieceBytes = new Uint8Array(1024);
-let partStarts = new Int32Array(1025);
-let pairRanks = new Float64Array(1025);
+const partStarts = new Int32Array(SCAN_MERGE_MAX_BYTES + 1);
+const pairRanks = new Float64Array(SCAN_MERGE_MAX_BYTES + 1);
 
 /** How many tokens OpenAI's o200k_base encoding makes of `text`. */
 export function countTokens(text: string): number {
@@ -154,8 +162,22 @@ function encodeUtf8(piece: string): number {
   return length;
 }
 
-/** Byte-pair merging of `pieceBytes[0 .. length)`: how many parts are left when no adjacent pair is a token. */
+/**
+ * Byte-pair merging of `pieceBytes[0 .. length)`: how many parts are left when no adjacent pair is a token.
+ * A short piece (nearly every one) is merged by scanning for the lowest pair each time, as gpt-tokenizer
+ * and tiktoken do. That is quadratic in the piece's length, and a piece can be megabytes long (a request
+ * body of letters without a space is one piece): longer pieces go through a heap, in the same order.
+ * A piece above LONGEST_MERGED_PIECE bytes is counted as its length in bytes, which no count exceeds (a
+ * token is at least a byte): the merge's memory stays bounded, and no text a person or a model writes has
+ * a megabyte between two spaces or punctuation marks.
+ */
 function mergedParts(length: number): number {
+  if (length <= SCAN_MERGE_MAX_BYTES) return scanMerge(length);
+  if (length <= LONGEST_MERGED_PIECE) return heapMerge(length);
+  return length;
+}
+
+function scanMerge(length: number): number {
   let parts = length; // part i spans pieceBytes[partStarts[i] .. partStarts[i + 1])
   for (let index = 0; index <= length; index++) partStarts[index] = index;
   for (let index = 0; index < length; index++) pairRanks[index] = pairRank(index, parts);
@@ -178,6 +200,88 @@ function mergedParts(length: number): number {
   }
 }
 
+/** Ranks are below 2^18 and starts below 2^20 (LONGEST_MERGED_PIECE): a heap key of rank × 2^32 + start is an exact integer in a double. */
+const RANK_UNIT = 2 ** 32;
+
+/**
+ * The same merges as `scanMerge` in O(n log n): the parts are a linked list by the byte where each starts,
+ * and a min-heap holds rank × 2^32 + start for each pair: the lowest rank first and, among equal ranks, the
+ * lowest start, which is the leftmost pair, the one the scan takes. A pair that changed since it was pushed
+ * (a neighbour merged) no longer has that rank at that start, and is skipped when it comes up.
+ */
+function heapMerge(length: number): number {
+  const next = new Int32Array(length); // where the part after the one starting here starts (length: none)
+  const previous = new Int32Array(length); // where the part before starts (-1: none)
+  const alive = new Uint8Array(length); // 1 where a part starts
+  for (let start = 0; start < length; start++) {
+    next[start] = start + 1;
+    previous[start] = start - 1;
+    alive[start] = 1;
+  }
+  const rankAt = (start: number): number => {
+    const second = next[start]!;
+    return second >= length ? -1 : rankOf(pieceBytes, start, next[second]!);
+  };
+  const heap = new KeyHeap(length * 3); // one pair a byte at first, at most two more a merge
+  const pushPair = (start: number) => {
+    const rank = rankAt(start);
+    if (rank !== -1) heap.push(rank * RANK_UNIT + start);
+  };
+  for (let start = 0; start < length - 1; start++) pushPair(start);
+  let parts = length;
+  for (let key = heap.pop(); key !== undefined; key = heap.pop()) {
+    const start = key % RANK_UNIT;
+    if (!alive[start] || rankAt(start) !== (key - start) / RANK_UNIT) continue; // changed since pushed
+    const second = next[start]!;
+    const after = next[second]!;
+    alive[second] = 0;
+    next[start] = after;
+    if (after < length) previous[after] = start;
+    parts--;
+    pushPair(start);
+    if (previous[start]! >= 0) pushPair(previous[start]!);
+  }
+  return parts;
+}
+
+/** A binary min-heap of numbers. */
+class KeyHeap {
+  private readonly keys: Float64Array;
+  private size = 0;
+
+  constructor(capacity: number) {
+    this.keys = new Float64Array(capacity);
+  }
+
+  push(key: number): void {
+    let index = this.size++;
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      if (this.keys[parent]! <= key) break;
+      this.keys[index] = this.keys[parent]!;
+      index = parent;
+    }
+    this.keys[index] = key;
+  }
+
+  pop(): number | undefined {
+    if (this.size === 0) return undefined;
+    const top = this.keys[0]!;
+    const last = this.keys[--this.size]!; // moves to the root's place and sinks
+    let index = 0;
+    for (;;) {
+      let child = index * 2 + 1;
+      if (child >= this.size) break;
+      if (child + 1 < this.size && this.keys[child + 1]! < this.keys[child]!) child++;
+      if (this.keys[child]! >= last) break;
+      this.keys[index] = this.keys[child]!;
+      index = child;
+    }
+    this.keys[index] = last;
+    return top;
+  }
+}
+
 /** The rank of parts `index` and `index + 1` merged, Infinity when that is no token (or there is no next part). */
 function pairRank(index: number, parts: number): number {
   if (index + 1 >= parts) return Infinity;
@@ -187,6 +291,4 @@ function pairRank(index: number, parts: number): number {
 
 function growScratch(bytes: number): void {
   pieceBytes = new Uint8Array(bytes);
-  partStarts = new Int32Array(bytes + 1);
-  pairRanks = new Float64Array(bytes + 1);
 }

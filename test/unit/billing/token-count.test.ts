@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { countTokens as referenceCount } from 'gpt-tokenizer';
-import { countTokens } from '../../../src/billing/token-count.js';
+import { countTokens, LONGEST_MERGED_PIECE } from '../../../src/billing/token-count.js';
 
 /** gpt-tokenizer's o200k_base count with special-token text as plain text: what the gateway's counts must equal. */
 function reference(text: string): number {
@@ -84,5 +84,29 @@ describe('token count (o200k_base)', () => {
       compared++;
     }
     expect(compared).to.equal(20_000);
+  });
+
+  it('equals the reference on long pieces (one word of hundreds to thousands of bytes, merged through a heap)', () => {
+    const random = seededRandom(1125);
+    const letters = 'abcdefghijklmnopqrstuvwxyzéßñ日本';
+    for (let text = 0; text < 200; text++) {
+      const alphabet = letters.slice(0, 2 + Math.floor(random() * (letters.length - 1)));
+      const length = 200 + Math.floor(random() * 2_800);
+      let value = '';
+      for (let character = 0; character < length; character++) value += alphabet[Math.floor(random() * alphabet.length)];
+      expect(countTokens(value), `${length} characters of ${alphabet}`).to.equal(reference(value));
+    }
+    for (const value of ['x'.repeat(5_000), 'ab'.repeat(3_000), 'aab'.repeat(2_000), 'é'.repeat(3_000)]) {
+      expect(countTokens(value), value.slice(0, 6)).to.equal(reference(value));
+    }
+  });
+
+  it('counts a piece of more than a mebibyte as its length in bytes, at once', () => {
+    // One word of 1,048,577 bytes: above the longest piece merged, so its bytes, an upper bound of any count.
+    expect(LONGEST_MERGED_PIECE).to.equal(1_048_576);
+    expect(countTokens('ab'.repeat(524_288) + 'c')).to.equal(1_048_577);
+    // the same text with a space every 1,000 characters is merged piece by piece: far fewer tokens
+    const spaced = ('ab'.repeat(500) + ' ').repeat(1_048);
+    expect(countTokens(spaced)).to.be.below(400_000);
   });
 });
