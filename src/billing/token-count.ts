@@ -118,6 +118,9 @@ export function loadTokenCounter(): void {
  * its UTF-8 bytes (the adjacent pair whose merge has the lowest rank first, the leftmost of equal ranks).
  */
 function countPiece(piece: string): number {
+  // Longer than any merged piece even in ASCII: its bytes, without growing the scratch space (which stays)
+  // to three times the length of a body's worth of one word.
+  if (piece.length > LONGEST_MERGED_PIECE) return Buffer.byteLength(piece, 'utf8');
   if (pieceBytes.length < piece.length * 3) growScratch(piece.length * 3);
   const length = encodeUtf8(piece);
   if (rankOf(pieceBytes, 0, length) !== -1) return 1;

@@ -105,6 +105,10 @@ describe('token count (o200k_base)', () => {
     // One word of 1,048,577 bytes: above the longest piece merged, so its bytes, an upper bound of any count.
     expect(LONGEST_MERGED_PIECE).to.equal(1_048_576);
     expect(countTokens('ab'.repeat(524_288) + 'c')).to.equal(1_048_577);
+    // 600,000 characters of two bytes each: 1,200,000 bytes, above the limit although the characters are not
+    expect(countTokens('é'.repeat(600_000))).to.equal(1_200_000);
+    // and 1,100,000 of them, counted without being encoded: 2,200,000 bytes, not 1,100,000 characters
+    expect(countTokens('é'.repeat(1_100_000))).to.equal(2_200_000);
     // the same text with a space every 1,000 characters is merged piece by piece: far fewer tokens
     const spaced = ('ab'.repeat(500) + ' ').repeat(1_048);
     expect(countTokens(spaced)).to.be.below(400_000);
