@@ -38,7 +38,7 @@ import { withBenchDatabase } from './bench-database.js';
 import { buildGateway, createBenchKey, PROJECTION_WORKER_ENTRY, startGateway, startProcess, stop, verifyBalances, type Running } from './bench-processes.js';
 import { startBenchRedis } from './bench-redis.js';
 import { printReport, writeReport, type TargetResult } from './bench-report.js';
-import { describeIdleMemory, measureIdleEmbedded } from './idle-memory.js';
+import { describeIdleMemory, measureIdleEmbedded, type IdleMemory } from './idle-memory.js';
 import { measure, type MeasureSettings, type Target } from './measure.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -158,9 +158,12 @@ try {
     const scaleOut = oneInstance && twoInstances ? { one: resultOf(oneInstance)!, two: resultOf(twoInstances)!, apart: resultOf(twoInstancesApart) } : undefined;
     const balances = await verifyLedgers(ledgers);
     failed = balances.some((ledger) => ledger.mismatches.length > 0);
-    // After the loads, with the other gateways stopped: an idle process is what this measures.
-    for (const running of started.slice(2)) await stop(running); // all but the fake provider and the proxy
-    const idle = ONLY.has('embedded') ? await measureIdleEmbedded(fake.url) : undefined;
+    let idle: IdleMemory | undefined;
+    if (ONLY.has('embedded')) {
+      // After the loads, with the gateways stopped: an idle process on a quiet machine is what this measures.
+      for (const running of started) if (running !== fake && running !== proxy) await stop(running);
+      idle = await measureIdleEmbedded(fake.url);
+    }
     const reportSettings = { connections: CONNECTIONS, seconds: SECONDS };
     printReport(results, floor, reportSettings, scaleOut, balances);
     if (idle) console.log(`\n${describeIdleMemory(idle)}`);
