@@ -21,9 +21,9 @@ export const PGLITE_SHARED_BUFFERS = '16MB';
  * `PGlite.create` compiles it. By default V8 compiles every function at once with its baseline compiler and
  * later the hot ones again, optimized, in background threads that compete with the requests for two cores.
  * Measured (docs/performance.md, "Memory of the embedded gateway"): Postgres's statements 10–15 % cheaper
- * once warm and far cheaper during the first minute, an idle gateway after a first start 50–65 MB smaller
- * and the peak of a start 60–75 MB lower; after a restart the idle size is the same. The price is about 2 s
- * more CPU at the first open in a process (V8 caches the compiled module for later opens). WebAssembly
+ * once warm and 30–40 % cheaper in the first seconds, an idle gateway after a first start 50–65 MB smaller
+ * and the peak of a start 60–75 MB lower; after a restart the idle size is the same. The price: the first
+ * open in a process takes about 2 s longer (1.4 s more CPU); V8 caches the compiled module for later opens. WebAssembly
  * compiled later in the process (undici's HTTP parser) is optimized up front too.
  */
 export function compileWasmOptimized(): void {
