@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { accessEventDefinitions } from '../src/access/access-event-catalogue.js';
+import { ACCESS_STREAM_PREFIXES } from '../src/access/access-events.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -29,6 +30,7 @@ export const accessProjection = defineProjection({
   name: 'access',
   version: 1,
   handles: accessEventDefinitions,
+  streams: ACCESS_STREAM_PREFIXES,
   tables: ['organizations', 'teams', 'employees', 'spaces', 'keys'],
   setup,
   async apply(trx, event) {

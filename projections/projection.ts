@@ -22,6 +22,12 @@ export interface ProjectionBase<Handled extends EventDefinition> {
    */
   readonly version: number;
   readonly handles: readonly Handled[];
+  /**
+   * The stream-id prefixes its events come from (`org-`, `account-`): the runner then reads only those
+   * streams, and its checkpoint moves past the others without reading them. Leave it out to read the
+   * whole log. Every event type of `handles` must be written to a stream with one of these prefixes.
+   */
+  readonly streams?: readonly string[];
   /** Every table `setup` creates; each one is served as a view of the same name in `public`. */
   readonly tables: readonly string[];
   /** Creates the tables (and their indexes) with unqualified names. */
@@ -59,6 +65,7 @@ export function defineProjection<const Handled extends EventDefinition>(projecti
     if (!TABLE_PATTERN.test(table)) throw new TypeError(`projection ${projection.name}: table name ${table} must match ${TABLE_PATTERN}`);
   }
   if (projection.handles.length === 0) throw new TypeError(`projection ${projection.name} handles no event type`);
+  if (projection.streams?.some((prefix) => prefix.length === 0)) throw new TypeError(`projection ${projection.name}: an empty stream prefix would match every stream; leave \`streams\` out instead`);
   return projection;
 }
 

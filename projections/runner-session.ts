@@ -57,9 +57,14 @@ export class RunnerSession {
   position: string | null;
   private haltReason: unknown;
   private buffer: RecordedEvent[] = [];
+  /** Where a filtered subscription has read to, past every buffered event; stored with the buffer's last batch. */
+  private walked: string | undefined;
+  private walkTimer: NodeJS.Timeout | undefined;
+  private lastWriteAt = 0;
   private chain: Promise<void> = Promise.resolve();
   private flushScheduled = false;
   private readonly batchSize: number;
+  private readonly readIntervalMs: number;
   private readonly handled: ReadonlySet<string>;
   private readonly subscription: Subscription;
 
@@ -71,9 +76,15 @@ export class RunnerSession {
   ) {
     this.position = checkpoint.position;
     this.batchSize = options.batchSize ?? 500;
+    this.readIntervalMs = options.readIntervalMs ?? DEFAULT_READ_INTERVAL_MS;
     this.handled = new Set(options.projection.handles.map((definition) => definition.type));
+    const streams = options.projection.streams;
     this.subscription = options.store.subscribe(
-      { from: (this.position as GlobalPosition | null) ?? 'start', minReadIntervalMs: options.readIntervalMs ?? DEFAULT_READ_INTERVAL_MS },
+      {
+        from: (this.position as GlobalPosition | null) ?? 'start',
+        minReadIntervalMs: this.readIntervalMs,
+        ...(streams ? { streamPrefixes: streams, onProgress: (position: GlobalPosition) => this.walkedTo(position) } : {}),
+      },
       (event) => this.receive(event),
       (error) => this.halt(error),
     );
@@ -86,12 +97,15 @@ export class RunnerSession {
 
   async stop(): Promise<void> {
     await this.subscription.stop();
+    clearTimeout(this.walkTimer);
     await this.flush().catch(() => {});
     this.haltReason ??= STOPPED;
   }
 
   private async receive(event: RecordedEvent): Promise<void> {
     if (this.haltReason !== undefined) throw this.haltReason;
+    // Progress reported before this event is behind it: the event's own position supersedes it.
+    this.walked = undefined;
     this.buffer.push(event);
     if (this.buffer.length >= this.batchSize) return this.flush();
     // Everything the subscription delivers from one page arrives before this runs: one transaction per page.
@@ -104,16 +118,39 @@ export class RunnerSession {
     }
   }
 
+  /**
+   * A filtered subscription read past events of other streams. The checkpoint follows (so that a restart
+   * and the lag count do not walk them again) with the next batch, or on its own at most once per read
+   * interval: a busy log of other streams costs one small transaction that often, not one per page.
+   */
+  private walkedTo(position: GlobalPosition): void {
+    if (this.haltReason !== undefined) return;
+    this.walked = position;
+    if (this.buffer.length > 0 || this.flushScheduled || this.walkTimer) return;
+    const wait = Math.max(0, this.lastWriteAt + this.readIntervalMs - Date.now());
+    this.walkTimer = setTimeout(() => {
+      this.walkTimer = undefined;
+      this.flush().catch(() => {});
+    }, wait);
+    this.walkTimer.unref();
+  }
+
   private flush(): Promise<void> {
     const run = this.chain.then(async () => {
-      while (this.buffer.length > 0 && this.haltReason === undefined) await this.applyBatch(this.buffer.splice(0, this.batchSize));
+      while ((this.buffer.length > 0 || this.walked !== undefined) && this.haltReason === undefined) {
+        const batch = this.buffer.splice(0, this.batchSize);
+        const walked = this.buffer.length === 0 ? this.walked : undefined;
+        if (this.buffer.length === 0) this.walked = undefined;
+        await this.applyBatch(batch, walked);
+      }
       if (this.haltReason !== undefined && this.haltReason !== STOPPED) throw this.haltReason;
     });
     this.chain = run.catch((error: unknown) => this.halt(error));
     return run;
   }
 
-  private async applyBatch(batch: RecordedEvent[]): Promise<void> {
+  /** Applies `batch` and moves the checkpoint to its last event, or to `walked` (read past it) when given. */
+  private async applyBatch(batch: RecordedEvent[], walked: string | undefined): Promise<void> {
     const { projection, catalogue, database } = this.options;
     const decoded: RecordedEvent[] = [];
     let through = 0;
@@ -130,8 +167,8 @@ export class RunnerSession {
       }
       through++;
     }
-    if (through > 0) {
-      const last = batch[through - 1]!.position;
+    const checkpoint = failure === undefined && walked !== undefined ? walked : through > 0 ? batch[through - 1]!.position : undefined;
+    if (checkpoint !== undefined) {
       const { generation } = this.checkpoint;
       await database.kysely.transaction().execute(async (trx) => {
         const row = await readCheckpoint(trx, projection.name, generation, true);
@@ -142,10 +179,11 @@ export class RunnerSession {
           if (projection.applyBatch) await rethrowWithContext(projection.name, decoded, () => projection.applyBatch(trx, decoded));
           else for (const event of decoded) await rethrowWithContext(projection.name, [event], () => projection.apply(trx, event));
         }
-        await sql`update projection_checkpoints set position = ${last}, events_processed = events_processed + ${through}, updated_at = now()
+        await sql`update projection_checkpoints set position = ${checkpoint}, events_processed = events_processed + ${through}, updated_at = now()
           where projection = ${projection.name} and generation = ${generation}`.execute(trx);
       });
-      this.position = last;
+      this.position = checkpoint;
+      this.lastWriteAt = Date.now();
     }
     if (failure) throw failure;
   }
@@ -159,6 +197,8 @@ export class RunnerSession {
     if (this.haltReason !== undefined) return;
     this.haltReason = error;
     this.buffer = [];
+    this.walked = undefined;
+    clearTimeout(this.walkTimer);
     void this.subscription.stop();
     this.onHalt(this, error);
   }

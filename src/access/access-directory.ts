@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent, Subscription } from '../eventstore/event-store.js';
 import type { Logger } from '../logger.js';
 import { decodeAccessEvent } from './access-event-catalogue.js';
-import { keyStreamId, organizationStreamId, type KeyEvent, type OrganizationEvent } from './access-events.js';
+import { ACCESS_STREAM_PREFIXES, keyStreamId, organizationStreamId, type KeyEvent, type OrganizationEvent } from './access-events.js';
 import { evolveKey, initialKeyState, type KeyState } from './key-decider.js';
 import { evolveOrganization, initialOrganizationState, type OrganizationState } from './organization-decider.js';
 
@@ -33,7 +33,7 @@ export class AccessDirectory {
       // data is caught by the account's access fence. What is left to the subscription (another
       // instance's changes, for /v1/models and in-flight cut-offs) can wait 50 ms, and reading on every
       // append of a busy gateway cost a round trip per append for events that are never there.
-      { from: 'start', streamPrefixes: ['org-', 'key-'], minReadIntervalMs: 50 },
+      { from: 'start', streamPrefixes: ACCESS_STREAM_PREFIXES, minReadIntervalMs: 50 },
       (event) => this.apply(event),
       (error) => this.logger?.error({ err: error }, 'access directory subscription stopped'),
     );

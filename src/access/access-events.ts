@@ -51,6 +51,8 @@ export const KEY_EVENT_TYPES: ReadonlyArray<KeyEvent['type']> = ['KeyIssued', 'K
 
 export const organizationStreamId = (orgId: string) => `org-${orgId}`;
 export const keyStreamId = (keyId: string) => `key-${keyId}`;
+/** Every access stream starts with one of these. */
+export const ACCESS_STREAM_PREFIXES: readonly string[] = ['org-', 'key-'];
 
 export const NO_LIMITS: LimitPair = { daily: null, monthly: null };
 export const DEFAULT_RPM = 120;

@@ -72,6 +72,14 @@ export interface SubscribeOptions {
    * appends. Stores that push events (EventStoreDB) may ignore it.
    */
   readonly minReadIntervalMs?: number;
+  /**
+   * With `streamPrefixes`: called with a position the subscription has read past, when that is beyond the
+   * last event it delivered (every event up to it was delivered or did not match). Calls come in order
+   * with the handler's: no matching event before the position is delivered after it. A filtered reader
+   * that stores its position (a projection's checkpoint) stores this one, so that neither a restart nor
+   * a lag count walks again through the events it skipped. Never called without `streamPrefixes`.
+   */
+  readonly onProgress?: (position: GlobalPosition) => void;
 }
 
 export interface Subscription {

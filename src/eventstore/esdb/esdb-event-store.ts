@@ -105,6 +105,7 @@ export class EsdbEventStore implements EventStore {
       {
         from: options.from ?? 'start',
         streamPrefixes: prefixes,
+        onProgress: options.onProgress,
         findHead: () => this.findHead((streamId) => !prefixes?.length || prefixes.some((prefix) => streamId.startsWith(prefix))),
       },
       handler,

@@ -7,12 +7,14 @@ import {
   type Position,
 } from '@eventstore/db-client';
 import type { GlobalPosition, RecordedEvent, Subscription } from '../event-store.js';
-import { compareEsdbPositions, decodeEsdbPosition } from './esdb-position.js';
+import { compareEsdbPositions, decodeEsdbPosition, encodeEsdbPosition } from './esdb-position.js';
 import { isSystemEvent, toRecordedEvent } from './esdb-recorded-event.js';
 
 export interface EsdbSubscriptionOptions {
   readonly from: GlobalPosition | 'start';
   readonly streamPrefixes: readonly string[] | undefined;
+  /** See `SubscribeOptions.onProgress`. With it, the prefixes are applied here rather than by the server. */
+  readonly onProgress: ((position: GlobalPosition) => void) | undefined;
   /** The last event the subscription should count as "committed before": see `caughtUp`. */
   readonly findHead: () => Promise<Position | undefined>;
 }
@@ -21,9 +23,16 @@ export interface EsdbSubscriptionOptions {
  * A catch-up subscription to `$all`. EventStoreDB starts it *after* the given position (exclusive), which
  * is the port's meaning of `from`. With a stream-prefix filter the server also reports checkpoints while it
  * skips non-matching events; those advance the scanned position that `caughtUp` compares against.
+ *
+ * The server's checkpoints reach the client beside the events, not in order with them: a checkpoint can
+ * name a position past events still waiting in the client's buffer. So they are never reported as
+ * progress. A reader that asks for progress gets the prefixes applied here, on the events as they come,
+ * and is told the position of each event it skipped: the same events cross the network as without a
+ * filter, and the progress is exact.
  */
 export class EsdbSubscription implements Subscription {
   private readonly stream: AllStreamSubscription;
+  private readonly clientPrefixes: readonly string[] | undefined;
   private delivered: Position | undefined;
   private scanned: Position | undefined;
   private live = false;
@@ -44,9 +53,11 @@ export class EsdbSubscription implements Subscription {
       this.settleWaiters();
     };
     const prefixes = options.streamPrefixes;
+    const serverFilters = prefixes && prefixes.length > 0 && !options.onProgress;
+    this.clientPrefixes = prefixes && prefixes.length > 0 && options.onProgress ? prefixes : undefined;
     this.stream = client.subscribeToAll({
       fromPosition: options.from === 'start' ? START : decodeEsdbPosition(options.from),
-      filter: prefixes && prefixes.length > 0 ? streamNameFilter({ prefixes: [...prefixes], checkpointReached }) : excludeSystemEvents({ checkpointReached }),
+      filter: serverFilters ? streamNameFilter({ prefixes: [...prefixes], checkpointReached }) : excludeSystemEvents({ checkpointReached }),
     });
     this.stream.on('caughtUp', () => {
       this.live = true;
@@ -80,11 +91,16 @@ export class EsdbSubscription implements Subscription {
         if (this.stopped) return;
         const event = resolved.event;
         if (!event || isSystemEvent(event)) continue;
-        this.inHandler = true;
-        try {
-          await this.handler(toRecordedEvent(event));
-        } finally {
-          this.inHandler = false;
+        const prefixes = this.clientPrefixes;
+        if (prefixes && !prefixes.some((prefix) => event.streamId.startsWith(prefix))) {
+          this.options.onProgress?.(encodeEsdbPosition(event.position));
+        } else {
+          this.inHandler = true;
+          try {
+            await this.handler(toRecordedEvent(event));
+          } finally {
+            this.inHandler = false;
+          }
         }
         if (event.position) this.delivered = event.position;
         this.settleWaiters();

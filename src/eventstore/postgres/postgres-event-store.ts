@@ -111,6 +111,7 @@ export class PostgresEventStore implements EventStore {
         batchSize: this.batchSize,
         pollIntervalMs: this.pollIntervalMs,
         minReadIntervalMs: options.minReadIntervalMs ?? 0,
+        onProgress: options.streamPrefixes?.length ? options.onProgress : undefined,
       },
       handler,
       (error) => {

@@ -1,7 +1,7 @@
 import { CorruptEventError } from '../event-envelope.js';
 import type { GlobalPosition, RecordedEvent, Subscription } from '../event-store.js';
 import type { GlobalPage } from './postgres-reads.js';
-import { comparePostgresPositions, decodePostgresPosition, type PostgresPosition } from './postgres-position.js';
+import { comparePostgresPositions, decodePostgresPosition, encodePostgresPosition, type PostgresPosition } from './postgres-position.js';
 
 /** What a subscription needs from the store: pages of the gated log, its head, and a wake-up on appends. */
 export interface SubscriptionSource {
@@ -19,6 +19,8 @@ export interface PostgresSubscriptionOptions {
   readonly pollIntervalMs: number;
   /** Once caught up, the shortest time between two reads (0: read on every notification). */
   readonly minReadIntervalMs: number;
+  /** Told where a filtered page ended when that is past the last event delivered (see `SubscribeOptions`). */
+  readonly onProgress?: ((position: GlobalPosition) => void) | undefined;
 }
 
 interface CaughtUpWaiter {
@@ -117,7 +119,14 @@ export class PostgresSubscription implements Subscription {
         this.settleWaiters();
       }
       // Past the rows of other streams too, so that they are not read again.
-      if (page.lastScanned && comparePostgresPositions(page.lastScanned, this.cursor) > 0) this.cursor = page.lastScanned;
+      if (page.lastScanned && comparePostgresPositions(page.lastScanned, this.cursor) > 0) {
+        this.cursor = page.lastScanned;
+        try {
+          this.options.onProgress?.(encodePostgresPosition(this.cursor.transactionId, this.cursor.sequence));
+        } catch (error) {
+          return this.fail(error);
+        }
+      }
       // PGlite answers without real I/O, so a loop of reads would run on microtasks alone and starve timers
       // and sockets (the gateway's HTTP server in the embedded mode) until it caught up.
       await new Promise<void>((resolve) => setImmediate(resolve));

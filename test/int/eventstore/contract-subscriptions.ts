@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { collect, comparable, eventually, newEvent, newEvents, readAllWithPrefix, sleep, streamPrefix } from './contract-helpers.js';
+import type { GlobalPosition, RecordedEvent } from '../../../src/eventstore/event-store.js';
 import type { EventStoreUnderTest, HeldAppend } from './event-store-harnesses.js';
 
 /** Catch-up, live following, filters, errors, and the event that commits late. */
@@ -58,6 +59,51 @@ export function describeSubscriptionContract(current: () => EventStoreUnderTest,
         ]);
       } finally {
         await collector.subscription.stop();
+      }
+    });
+
+    it('with a filter, reports how far it read past other streams, in order with delivery, and resumes from there', async () => {
+      const { store } = current();
+      const prefix = streamPrefix();
+      const wanted = `${prefix}key-`;
+      await store.append(`${wanted}1`, [newEvent()], { expectedRevision: 'no_stream' });
+      await store.append(`${prefix}account-1`, newEvents(3), { expectedRevision: 'no_stream' });
+      // What the reader saw, in the order it saw it: delivered events and reported positions.
+      const seen: Array<{ readonly event: RecordedEvent } | { readonly progress: GlobalPosition }> = [];
+      const lastProgress = () => seen.flatMap((entry) => ('progress' in entry ? [entry.progress] : [])).at(-1);
+      /** Our events after a position, read back from the log. */
+      const oursAfter = async (position: GlobalPosition) => (await store.readAll({ from: position })).filter((event) => event.streamId.startsWith(prefix));
+      const collector = collect(store, { streamPrefixes: [wanted], onProgress: (progress) => seen.push({ progress }) }, (event) => {
+        seen.push({ event });
+      });
+      try {
+        // It walks past the three account events after the key event it delivers.
+        await eventually(async () => expect(lastProgress() && (await oursAfter(lastProgress()!))).to.deep.equal([]));
+        await store.append(`${wanted}2`, [newEvent()], { expectedRevision: 'no_stream' });
+        await store.append(`${prefix}account-1`, newEvents(2), { expectedRevision: 2n });
+        await eventually(async () => {
+          expect(collector.events.map((event) => event.streamId)).to.deep.equal([`${wanted}1`, `${wanted}2`]);
+          expect(await oursAfter(lastProgress()!)).to.deep.equal([]);
+        });
+        // Every event delivered before a reported position is at or before it; every one delivered after it is after it.
+        for (const [index, entry] of seen.entries()) {
+          if (!('progress' in entry)) continue;
+          const after = new Set((await oursAfter(entry.progress)).map((event) => event.id));
+          const delivered = seen.flatMap((other, at) => ('event' in other ? [{ id: other.event.id, before: at < index }] : []));
+          expect(delivered.map(({ id }) => after.has(id)), `progress #${index}`).to.deep.equal(delivered.map(({ before }) => !before));
+        }
+      } finally {
+        await collector.subscription.stop();
+      }
+      // Resumed from the last position reported, a reader gets only what comes after it.
+      const resumed = collect(store, { from: lastProgress()!, streamPrefixes: [wanted], onProgress: () => {} });
+      try {
+        await resumed.subscription.caughtUp();
+        await store.append(`${prefix}account-1`, [newEvent()], { expectedRevision: 4n });
+        await store.append(`${wanted}3`, [newEvent()], { expectedRevision: 'no_stream' });
+        await eventually(() => expect(resumed.events.map((event) => event.streamId)).to.deep.equal([`${wanted}3`]));
+      } finally {
+        await resumed.subscription.stop();
       }
     });
 
