@@ -187,7 +187,7 @@ export class PostgresEventStore implements EventStore {
     for (;;) {
       this.notifyAgain = false;
       try {
-        await sql`select pg_notify(${APPENDED_CHANNEL}, '')`.execute(this.database.kysely);
+        await this.database.notify(APPENDED_CHANNEL, '');
       } catch {
         return; // the database is away: subscriptions poll
       }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { migrateToLatest, openPostgres, type Database } from '../../../src/db/database.js';
+import { sql } from 'kysely';
+import { migrateToLatest, openPglite, openPostgres, type Database } from '../../../src/db/database.js';
 import type { RecordedEvent } from '../../../src/eventstore/event-store.js';
 import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store.js';
 import { createScratchDatabase } from '../../support/databases.js';
@@ -89,5 +90,66 @@ describe('Postgres event store notifications', function () {
     await waiting.caughtUp();
     await writer.append(`note-${randomUUID()}`, [event(3)], { expectedRevision: 'no_stream' });
     await waiting.stop(); // would wait out the minute (past the test's timeout) if the wait ignored the stop
+  });
+});
+
+/**
+ * On PGlite only one process can open the data directory, so the store wakes the other stores of the
+ * process without a `pg_notify` statement (Database.notify). A second store on the same database, polling
+ * once a minute, must still wake at once; a NOTIFY sent in SQL (a rebuild's swap) still arrives too.
+ */
+describe('PGlite event store notifications', function () {
+  this.timeout(20_000);
+  let database: Database;
+  let writer: PostgresEventStore;
+  let reader: PostgresEventStore;
+
+  before(async () => {
+    database = await openPglite();
+    await migrateToLatest(database);
+    writer = new PostgresEventStore(database, { pollIntervalMs: 60_000 });
+    reader = new PostgresEventStore(database, { pollIntervalMs: 60_000 });
+  });
+
+  after(async () => {
+    await Promise.all([writer?.close(), reader?.close()]);
+    await database?.close();
+  });
+
+  const event = (n: number) => ({ id: randomUUID(), type: 'Noted', data: { n }, metadata: { schemaVersion: 1, occurredAt: new Date().toISOString(), causedBy: 'system:test' } });
+
+  it('wakes a subscriber of another store on the same database after each append', async () => {
+    const seen: RecordedEvent[] = [];
+    const subscription = reader.subscribe({ from: await reader.headPosition() }, (recorded) => void seen.push(recorded));
+    try {
+      await subscription.caughtUp();
+      for (const n of [1, 2, 3]) {
+        await writer.append(`note-${randomUUID()}`, [event(n)], { expectedRevision: 'no_stream' });
+        const deadline = Date.now() + 10_000;
+        while (seen.length < n && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(seen, `append ${n}`).to.have.length(n);
+      }
+    } finally {
+      await subscription.stop();
+    }
+  });
+
+  it('delivers a NOTIFY sent in SQL at the commit, and a direct one at once, each to every listener of the channel', async () => {
+    const heard: string[] = [];
+    const unlisten = await database.listen('test_channel', (payload) => heard.push(payload));
+    try {
+      await database.kysely.transaction().execute(async (trx) => {
+        await sql`select pg_notify('test_channel', 'from sql')`.execute(trx);
+      });
+      await database.notify('test_channel', 'direct');
+      const deadline = Date.now() + 5_000;
+      while (heard.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect([...heard].sort()).to.deep.equal(['direct', 'from sql']);
+    } finally {
+      await unlisten();
+    }
+    await database.notify('test_channel', 'after unlisten');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(heard).to.have.length(2);
   });
 });
