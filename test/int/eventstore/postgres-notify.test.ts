@@ -6,6 +6,8 @@ import type { RecordedEvent } from '../../../src/eventstore/event-store.js';
 import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store.js';
 import { createScratchDatabase } from '../../support/databases.js';
 
+const event = (n: number) => ({ id: randomUUID(), type: 'Noted', data: { n }, metadata: { schemaVersion: 1, occurredAt: new Date().toISOString(), causedBy: 'system:test' } });
+
 /**
  * The Postgres store notifies after the commit, not inside the append (src/db/migrations/0001-event-store.ts
  * says why). A subscriber in another process, here a second store on its own pool and LISTEN connection,
@@ -33,8 +35,6 @@ describe('Postgres event store notifications', function () {
     await Promise.all(databases.map((database) => database.close()));
     await drop?.();
   });
-
-  const event = (n: number) => ({ id: randomUUID(), type: 'Noted', data: { n }, metadata: { schemaVersion: 1, occurredAt: new Date().toISOString(), causedBy: 'system:test' } });
 
   it('wakes a subscriber of another store on each burst of appends, with no poll in between', async () => {
     const seen: RecordedEvent[] = [];
@@ -115,8 +115,6 @@ describe('PGlite event store notifications', function () {
     await Promise.all([writer?.close(), reader?.close()]);
     await database?.close();
   });
-
-  const event = (n: number) => ({ id: randomUUID(), type: 'Noted', data: { n }, metadata: { schemaVersion: 1, occurredAt: new Date().toISOString(), causedBy: 'system:test' } });
 
   it('wakes a subscriber of another store on the same database after each append', async () => {
     const seen: RecordedEvent[] = [];
