@@ -174,8 +174,9 @@ export class RunnerSession {
         const row = await readCheckpoint(trx, projection.name, generation, true);
         if (!row || (this.mustBeActive && row.status !== 'active')) throw new GenerationChangedError(`${projection.name}: generation ${generation} no longer serves reads`);
         if (row.position !== this.position) throw new CheckpointMovedError(`${projection.name}: another runner moved the checkpoint`);
-        await useGeneration(trx, projection.name, generation);
+        // A batch with nothing to apply (events of other types, or only a position read past) moves the checkpoint alone.
         if (decoded.length > 0) {
+          await useGeneration(trx, projection.name, generation);
           if (projection.applyBatch) await rethrowWithContext(projection.name, decoded, () => projection.applyBatch(trx, decoded));
           else for (const event of decoded) await rethrowWithContext(projection.name, [event], () => projection.apply(trx, event));
         }
