@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AccountService } from '../../../src/ledger/account-service.js';
+import { AccountService, CONTENDED_BATCHES } from '../../../src/ledger/account-service.js';
 import { AccountSnapshotStore } from '../../../src/ledger/account-snapshot.js';
 import type { AccountCommand } from '../../../src/ledger/account-decider.js';
 import { parseUsd } from '../../../src/billing/money.js';
@@ -9,6 +9,7 @@ import {
   type AppendResult,
   type EventToAppend,
   type ExpectedRevision,
+  type LockedStream,
   type ReadStreamOptions,
   type RecordedEvent,
 } from '../../../src/eventstore/event-store.js';
@@ -22,7 +23,9 @@ import { createScratchDatabase } from '../../support/databases.js';
  * an append (another instance that wins the race), or fail an append as a broken connection would.
  */
 class HookedStore extends PostgresEventStore {
+  /** Optimistic appends (not those made under the stream lock). */
   readonly appends: Array<{ events: number; expectedRevision: ExpectedRevision }> = [];
+  lockedBatches = 0;
   beforeAppend: (() => Promise<void>) | undefined;
   holdNextAppend: Gate | undefined;
   holdNextRead: Gate | undefined;
@@ -34,6 +37,11 @@ class HookedStore extends PostgresEventStore {
     if (gate) await gate.pass();
     await this.beforeAppend?.();
     return super.append(streamId, events, options);
+  }
+
+  override async withStreamLock<T>(streamId: string, work: (stream: LockedStream) => Promise<T>): Promise<T> {
+    this.lockedBatches++;
+    return super.withStreamLock(streamId, work);
   }
 
   override async readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
@@ -157,6 +165,26 @@ describe('account service appends on Postgres', function () {
       [0n, 'admin:rival'],
       [1n, 'admin:ops'],
     ]);
+  });
+
+  it('after a lost race the next batches take the stream lock at once, until no one else has appended for CONTENDED_BATCHES of them', async () => {
+    expect(CONTENDED_BATCHES, 'the counts below are worked out for 32').to.equal(32);
+    const accounts = service();
+    const rival = new AccountService({ store: plainStore, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock });
+    await accounts.balance('org_shared');
+    rivalWins('org_shared', 1);
+    // optimistic, lost to the rival, decided again under the lock
+    await accounts.execute('org_shared', credit('1'), 'admin:ops-0');
+    expect([store.appends.length, store.lockedBatches]).to.deep.equal([1, 1]);
+
+    // The rival appends again: the first batch after it finds its event under the lock and starts the count
+    // again; then 32 locked batches find nothing of anyone else's, and the batch after them is optimistic.
+    await rival.execute('org_shared', credit('1'), 'admin:rival-2');
+    for (let i = 1; i <= 34; i++) await accounts.execute('org_shared', credit('1'), `admin:ops-${i}`);
+    // 1 + 33 locked batches; the first attempt and batch 34 optimistic
+    expect([store.appends.length, store.lockedBatches]).to.deep.equal([2, 34]);
+    // the rival's 2 USD and ours 1 + 34 USD
+    expect((await accounts.balance('org_shared')).balance).to.equal(37_000_000_000n);
   });
 
   it('without a stream lock, a batch that loses the race learns what the other appended and is decided again', async () => {
