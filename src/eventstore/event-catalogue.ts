@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findNonJson } from './event-data.js';
-import { CAUSED_BY_PATTERN, EVENT_TYPE_PATTERN, eventIdSchema, eventMetadataSchema, markCheckedByCatalogue } from './event-envelope.js';
+import { CAUSED_BY_PATTERN, EVENT_TYPE_PATTERN, eventIdSchema, eventMetadataSchema, isValidMetadata, markCheckedByCatalogue } from './event-envelope.js';
 import type { EventToAppend, RecordedEvent } from './event-store.js';
 
 /**
@@ -99,8 +99,8 @@ export function defineEvent<const Type extends string, Schema extends z.ZodType>
       // the rest of the envelope, so that the store need not check this event again
       if (!eventIdSchema.safeParse(id).success) throw new EventDecodeError(`${type}: id ${id} is not a UUID`);
       const metadata = { schemaVersion, occurredAt, causedBy };
-      const checked = eventMetadataSchema.safeParse(metadata);
-      if (!checked.success) throw new EventDecodeError(`${type}: metadata.${checked.error.issues[0]?.path.join('.') ?? ''}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
+      const checked = isValidMetadata(metadata) ? undefined : eventMetadataSchema.safeParse(metadata);
+      if (checked && !checked.success) throw new EventDecodeError(`${type}: metadata.${checked.error.issues[0]?.path.join('.') ?? ''}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
       return markCheckedByCatalogue({ id, type, data, metadata });
     },
     upcast(version, data, where) {

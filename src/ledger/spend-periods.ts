@@ -9,9 +9,15 @@ export interface SpendPeriods {
   readonly month: string;
 }
 
+/** The last time given as text and its periods: the events of one batch share their time. */
+let lastInstant: { readonly text: string; readonly periods: SpendPeriods } | undefined;
+
 export function periodsOf(instant: Date | string): SpendPeriods {
+  if (typeof instant === 'string' && lastInstant?.text === instant) return lastInstant.periods;
   const iso = typeof instant === 'string' ? new Date(instant).toISOString() : instant.toISOString();
-  return { day: iso.slice(0, 10), month: iso.slice(0, 7) };
+  const periods = { day: iso.slice(0, 10), month: iso.slice(0, 7) };
+  if (typeof instant === 'string') lastInstant = { text: instant, periods };
+  return periods;
 }
 
 export type PeriodKind = 'day' | 'month';

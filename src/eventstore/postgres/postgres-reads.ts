@@ -22,12 +22,15 @@ const EVENT_COLUMNS = sql`e.global_sequence, e.transaction_id::text as transacti
   e.event_id::text as event_id, e.type, e.data, e.metadata, e.recorded_at`;
 
 function toRecordedEvent(row: EventRow): RecordedEvent {
-  const envelope = parseStoredEnvelope(
+  const { id, type, data, metadata } = parseStoredEnvelope(
     { id: row.event_id, type: row.type, data: row.data, metadata: row.metadata },
-    `${row.stream_id}@${row.revision}`,
+    () => `${row.stream_id}@${row.revision}`,
   );
   return {
-    ...envelope,
+    id,
+    type,
+    data,
+    metadata,
     streamId: row.stream_id,
     revision: row.revision,
     position: encodePostgresPosition(row.transaction_id, row.global_sequence),
