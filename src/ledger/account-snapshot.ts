@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { emptyAccountState, type AccountState, type OpenReservation, type PeriodCounter } from './account-state.js';
+import { emptyAccountState, spendScopes, type AccountState, type OpenReservation, type PeriodCounter } from './account-state.js';
 
 /**
  * Snapshots of account states, so that loading an account reads one row and the stream's tail instead
@@ -48,7 +48,8 @@ export class AccountSnapshotStore {
 interface SerializedAccountState {
   credits: string;
   settled: string;
-  open: Array<Omit<OpenReservation, 'amount'> & { amount: string }>;
+  /** Without the scopes: they follow from the owner, category and model, and are worked out again on load. */
+  open: Array<Omit<OpenReservation, 'amount' | 'scopes'> & { amount: string }>;
   creditKeys: string[];
   accessRevisions: Array<[string, string]>;
   day: string;
@@ -63,7 +64,7 @@ export function serializeAccountState(state: AccountState): SerializedAccountSta
   return {
     credits: String(state.credits),
     settled: String(state.settled),
-    open: [...state.open.values()].map((reservation) => ({ ...reservation, amount: String(reservation.amount) })),
+    open: [...state.open.values()].map(({ scopes: _scopes, ...reservation }) => ({ ...reservation, amount: String(reservation.amount) })),
     creditKeys: [...state.creditKeys],
     accessRevisions: [...state.accessRevisions].map(([stream, revision]) => [stream, String(revision)]),
     day: state.day,
@@ -81,7 +82,7 @@ export function deserializeAccountState(serialized: SerializedAccountState): Acc
   state.settled = BigInt(serialized.settled);
   for (const reservation of serialized.open) {
     const amount = BigInt(reservation.amount);
-    state.open.set(reservation.reservationId, { ...reservation, amount });
+    state.open.set(reservation.reservationId, { ...reservation, amount, scopes: spendScopes(reservation.owner, reservation.category, reservation.model) });
     state.reserved += amount;
   }
   for (const key of serialized.creditKeys) state.creditKeys.add(key);

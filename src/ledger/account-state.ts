@@ -19,6 +19,8 @@ export interface OpenReservation {
   readonly deadline: string;
   readonly day: string;
   readonly month: string;
+  /** The counters its spend counts against (`spendScopes`), worked out once: a request opens and closes it. */
+  readonly scopes: readonly string[];
 }
 
 /** Settled spend and open reservations of one scope (key, employee, team, organization) in one period. */
@@ -85,7 +87,9 @@ export function applyAccountEvent(state: AccountState, event: AccountEvent, occu
         model,
         category,
         deadline,
-        ...periods,
+        day: periods.day,
+        month: periods.month,
+        scopes: spendScopes({ keyId, employeeId, teamId, spaceId }, category, model),
       };
       state.open.set(reservationId, reservation);
       state.reserved += reservation.amount;
@@ -122,7 +126,7 @@ function countReservation(state: AccountState, reservation: OpenReservation, res
   if (reservation.day === state.day) targets.push(state.dayCounters);
   if (reservation.month === state.month) targets.push(state.monthCounters);
   if (targets.length === 0) return;
-  for (const scope of spendScopes(reservation.owner, reservation.category, reservation.model)) {
+  for (const scope of reservation.scopes) {
     for (const counters of targets) {
       let counter = counters.get(scope);
       if (!counter) counters.set(scope, (counter = { settled: 0n, reserved: 0n }));
