@@ -15,7 +15,7 @@ const POSITION_PATTERN = /^(\d{20}):(\d{20})$/;
 
 export const POSTGRES_START: PostgresPosition = { transactionId: 0n, sequence: 0n };
 
-export function encodePostgresPosition(transactionId: bigint | string, sequence: bigint): GlobalPosition {
+export function encodePostgresPosition(transactionId: bigint | string, sequence: bigint | string): GlobalPosition {
   return `${String(transactionId).padStart(WIDTH, '0')}:${String(sequence).padStart(WIDTH, '0')}` as GlobalPosition;
 }
 
