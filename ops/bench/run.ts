@@ -11,9 +11,9 @@
  * Each server runs in its own process; the load generators run in this one. The gateways and the projection
  * worker run compiled (`npm run build` first, then `node dist/…`), as `npm start` runs them.
  *
- * Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (64), BENCH_PACED_RATE (500), BENCH_STREAM_RATE (100),
- * BENCH_PACED_SECONDS (5), BENCH_POSTGRES_URL, BENCH_REDIS_URL (default: a private redis-server when
- * installed, else the local one), BENCH_PROFILE=1 writes CPU profiles of every gateway and of the projection
+ * Env: BENCH_SECONDS (default 10), BENCH_WARM_UP_SECONDS (5, for each process serving a target),
+ * BENCH_CONNECTIONS (64), BENCH_PACED_RATE (500), BENCH_STREAM_RATE (100), BENCH_PACED_SECONDS (5),
+ * BENCH_POSTGRES_URL, BENCH_REDIS_URL (default: a private redis-server when installed, else the local one), BENCH_PROFILE=1 writes CPU profiles of every gateway and of the projection
  * worker to .bench/, BENCH_ONLY=proxy,production (any of direct, proxy, production, worker, embedded,
  * two-instances) loads only those targets (the bare proxy is always measured: it is the floor of the ratios).
  * `worker` is production mode with PROJECTIONS=off and the projection worker in its own process (`npm run
@@ -42,6 +42,7 @@ import { describeIdleMemory, measureIdleEmbedded, type IdleMemory } from './idle
 import { measure, type MeasureSettings, type Target } from './measure.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'direct,proxy,production,worker,embedded,two-instances').split(',').concat('proxy'));
 const ADMIN_TOKEN = `bench-admin-${randomBase62(20)}`;
@@ -145,6 +146,7 @@ try {
       streamBody: STREAM_BODY,
       connections: CONNECTIONS,
       seconds: SECONDS,
+      warmUpSeconds: WARM_UP_SECONDS,
       pacedRate: PACED_RATE,
       streamRate: STREAM_RATE,
       pacedSeconds: PACED_SECONDS,
