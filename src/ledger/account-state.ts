@@ -80,16 +80,17 @@ export function applyAccountEvent(state: AccountState, event: AccountEvent, occu
       const { reservationId, amount, deadline, model, category, keyId, employeeId, teamId, spaceId } = event.data;
       const periods = periodsOf(occurredAt);
       rollPeriods(state, periods.day, periods.month);
+      const owner = { keyId, employeeId, teamId, spaceId };
       const reservation: OpenReservation = {
         reservationId,
         amount: BigInt(amount),
-        owner: { keyId, employeeId, teamId, spaceId },
+        owner,
         model,
         category,
         deadline,
         day: periods.day,
         month: periods.month,
-        scopes: spendScopes({ keyId, employeeId, teamId, spaceId }, category, model),
+        scopes: spendScopes(owner, category, model),
       };
       state.open.set(reservationId, reservation);
       state.reserved += reservation.amount;
