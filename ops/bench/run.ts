@@ -15,7 +15,8 @@
  * BENCH_CONNECTIONS (64), BENCH_PACED_RATE (500), BENCH_STREAM_RATE (100), BENCH_PACED_SECONDS (5),
  * BENCH_POSTGRES_URL, BENCH_REDIS_URL (default: a private redis-server when installed, else the local one),
  * BENCH_PROFILE=1 writes CPU profiles of every gateway and of the projection worker to .bench/,
- * BENCH_ONLY=proxy,production (any of direct, proxy, production, worker, embedded, two-instances) loads only those targets (the bare proxy is always measured: it is the floor of the ratios).
+ * BENCH_ONLY=proxy,production (any of direct, proxy, production, worker, embedded, two-instances) loads only
+ * those targets (the bare proxy is always measured: it is the floor of the ratios).
  * `worker` is production mode with PROJECTIONS=off and the projection worker in its own process (`npm run
  * projections -- run`). `two-instances` is two production gateways on one database and one Redis, the load
  * of ONE organization split between them (the first runs the projections, the second has PROJECTIONS=off, so
