@@ -43,6 +43,17 @@ const configSchema = z.object({
    * (`npm run projections -- run`), so that their work does not share the gateway's event loop.
    */
   PROJECTIONS: z.enum(['in-process', 'off']).default('in-process'),
+  /**
+   * The account link (src/ledger/owners): with several instances on one database, each organization's
+   * account is decided by one instance, its owner, and the others forward its commands there. Set to the
+   * port this instance listens on for the other instances (0: any free port); unset, every instance
+   * decides on every account itself, as a single instance does.
+   */
+  ACCOUNT_LINK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The host name or address the other instances reach this one at (default: the machine's host name). */
+  ACCOUNT_LINK_HOST: z.string().trim().min(1).optional(),
+  /** Shared by every instance: a link connection that does not present it is dropped. */
+  ACCOUNT_LINK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -69,6 +80,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (parsed.data.PROJECTIONS === 'off' && !parsed.data.DATABASE_URL) {
     // PGlite in DATA_DIR opens in one process only: no worker could follow the log beside the gateway.
     throw new ConfigError('invalid configuration: PROJECTIONS="off": needs DATABASE_URL (in the embedded mode the gateway alone opens DATA_DIR, so it runs the projections)');
+  }
+  if (parsed.data.ACCOUNT_LINK_PORT !== undefined && !parsed.data.ACCOUNT_LINK_SECRET) {
+    throw new ConfigError(`invalid configuration: ACCOUNT_LINK_PORT="${parsed.data.ACCOUNT_LINK_PORT}": needs ACCOUNT_LINK_SECRET (the link carries money commands)`);
+  }
+  if (parsed.data.ACCOUNT_LINK_PORT !== undefined && !parsed.data.DATABASE_URL) {
+    throw new ConfigError(`invalid configuration: ACCOUNT_LINK_PORT="${parsed.data.ACCOUNT_LINK_PORT}": needs DATABASE_URL (owners matter only to instances that share a database)`);
   }
   return parsed.data;
 }

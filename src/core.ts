@@ -8,6 +8,7 @@ import type { EventStore } from './eventstore/event-store.js';
 import type { ReadinessCheck } from './http/health-routes.js';
 import { AccountService } from './ledger/account-service.js';
 import { AccountSnapshotStore } from './ledger/account-snapshot.js';
+import type { Accounts } from './ledger/accounts.js';
 import type { Logger } from './logger.js';
 import { InProcessRateLimiter } from './ratelimit/in-process-rate-limiter.js';
 import { OutageAwareRateLimiter } from './ratelimit/outage-aware-rate-limiter.js';
@@ -21,7 +22,7 @@ import type { RateLimiter } from './ratelimit/rate-limiter.js';
 export interface Core {
   readonly database: Database;
   readonly store: EventStore;
-  readonly accounts: AccountService;
+  readonly accounts: Accounts;
   readonly directory: AccessDirectory;
   readonly commands: AccessCommands;
   readonly readiness: ReadinessCheck[];
@@ -89,7 +90,24 @@ export async function openCore(config: Config, logger: Logger, clock: Clock, opt
     const store: EventStore = options.decorateStore ? options.decorateStore(adapter) : adapter;
     resources.push(() => store.close());
     if (config.EVENTSTORE_URL) readiness.push({ name: 'eventstore', check: () => store.ping() });
-    const accounts = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock, logger });
+    const local = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock, logger });
+    let accounts: Accounts = local;
+    if (config.ACCOUNT_LINK_PORT !== undefined) {
+      const { OwnedAccounts } = await import('./ledger/owners/owned-accounts.js');
+      const { hostname } = await import('node:os');
+      const owned = await OwnedAccounts.start({
+        local,
+        db: database.kysely,
+        host: config.HOST,
+        port: config.ACCOUNT_LINK_PORT,
+        advertisedHost: config.ACCOUNT_LINK_HOST ?? hostname(),
+        secret: config.ACCOUNT_LINK_SECRET!,
+        logger,
+      });
+      // Closed before the store: the commands it is running for other instances answer first.
+      resources.push(() => owned.close());
+      accounts = owned;
+    }
     const directory = new AccessDirectory(store, logger);
     resources.push(() => directory.stop());
     await directory.start();

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { WrongExpectedRevisionError, type EventStore } from '../eventstore/event-store.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { newId } from '../ids/random-id.js';
-import type { AccountService } from '../ledger/account-service.js';
+import type { Accounts } from '../ledger/accounts.js';
 import { keyStreamId, organizationStreamId, type KeyEvent, type KeySettings, type LimitPair, type OrganizationEvent, type OrganizationStatus } from './access-events.js';
 import type { AccessDirectory } from './access-directory.js';
 import { accessEventCatalogue, decodeAccessEvent } from './access-event-catalogue.js';
@@ -30,7 +30,7 @@ type Decision<E> = { readonly events: E[] } | { readonly rejection: GatewayError
 export class AccessCommands {
   constructor(
     private readonly store: EventStore,
-    private readonly accounts: AccountService,
+    private readonly accounts: Accounts,
     private readonly directory: AccessDirectory,
     private readonly clock: Clock,
   ) {}

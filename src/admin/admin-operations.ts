@@ -1,7 +1,7 @@
 import { DEFAULT_RPM, DEFAULT_TPM } from '../access/access-events.js';
 import type { Clock } from '../clock.js';
 import type { AccessCommands } from '../access/access-commands.js';
-import type { AccountService } from '../ledger/account-service.js';
+import type { Accounts } from '../ledger/accounts.js';
 import { formatUsd, parseUsd } from '../billing/money.js';
 import type { AdminApiClient } from './admin-api-client.js';
 import { keyLimitsFromBody, limitPairFromBody, renderKey, renderLimitPair, renderOrganization } from './admin-records.js';
@@ -36,7 +36,7 @@ export interface AdminOperations {
   revokeKey(keyId: string): Promise<unknown>;
 }
 
-export function localAdminOperations(core: { readonly commands: AccessCommands; readonly accounts: AccountService }, clock: Clock, actor: string): AdminOperations {
+export function localAdminOperations(core: { readonly commands: AccessCommands; readonly accounts: Accounts }, clock: Clock, actor: string): AdminOperations {
   const { commands, accounts } = core;
   const organization = async (orgId: string) => renderOrganization(await commands.loadOrganization(orgId), await accounts.balance(orgId));
   return {

@@ -7,7 +7,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { DEFAULT_BODY_LIMIT } from '../endpoints/body-limits.js';
 import { parseJsonObject, readBody } from '../pipeline/request-body.js';
 import type { RequestContext } from '../pipeline/request-context.js';
-import type { AccountService } from '../ledger/account-service.js';
+import type { Accounts } from '../ledger/accounts.js';
 import type { Kysely } from 'kysely';
 import { spendReport } from './spend-report.js';
 import { adminAccess } from './admin-access.js';
@@ -31,7 +31,7 @@ import {
 export interface AdminDependencies {
   readonly adminToken: string | undefined;
   readonly commands: AccessCommands;
-  readonly accounts: AccountService;
+  readonly accounts: Accounts;
   readonly catalog: CatalogStore;
   readonly clock: Clock;
   /** The read models (spend report). */

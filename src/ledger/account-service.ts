@@ -2,10 +2,11 @@ import type { Clock } from '../clock.js';
 import { WrongExpectedRevisionError, type AppendResult, type EventStore, type EventToAppend, type ReadStreamOptions, type RecordedEvent } from '../eventstore/event-store.js';
 import { deterministicUuid } from '../ids/deterministic-uuid.js';
 import type { Logger } from '../logger.js';
-import { decideAccount, type AccountCommand, type AccountDecision } from './account-decider.js';
+import { decideAccount, type AccountCommand } from './account-decider.js';
 import { accountEventToAppend, decodeAccountEvent } from './account-event-catalogue.js';
 import { accountStreamId, type AccountEvent } from './account-events.js';
 import type { AccountSnapshotStore } from './account-snapshot.js';
+import type { AccountOutcome, Accounts } from './accounts.js';
 import { applyAccountEvent, availableOf, balanceOf, cloneAccountState, emptyAccountState, type AccountState } from './account-state.js';
 
 /**
@@ -27,13 +28,6 @@ const CATCH_UP_PAGE = 5_000;
  * and each loss cost a wasted decision, a refused append the size of the batch, and then the lock anyway.
  */
 export const CONTENDED_BATCHES = 32;
-
-export interface AccountOutcome {
-  readonly decision: AccountDecision;
-  /** Balance and reserved amount right after this command's events (or unchanged when it had none). */
-  readonly balance: bigint;
-  readonly reserved: bigint;
-}
 
 interface Pending {
   readonly command: AccountCommand;
@@ -74,7 +68,7 @@ export interface AccountServiceOptions {
   readonly maxAttempts?: number;
 }
 
-export class AccountService {
+export class AccountService implements Accounts {
   private readonly accounts = new Map<string, Promise<Account>>();
   private readonly maxBatch: number;
   private readonly snapshotEvery: number;

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { AccountService } from './account-service.js';
+import type { Accounts } from './accounts.js';
 
 /**
  * Closes reservations past their deadline with `ReservationExpired`, releasing their money, so that an
@@ -8,7 +8,7 @@ import type { AccountService } from './account-service.js';
  * model says which reservations look open and late; the account decider checks again against the stream
  * (the read model may lag), so a reservation settled meanwhile is left alone.
  */
-export async function sweepExpiredReservations(db: Kysely<object>, accounts: AccountService, clock: Clock, limit = 500): Promise<number> {
+export async function sweepExpiredReservations(db: Kysely<object>, accounts: Accounts, clock: Clock, limit = 500): Promise<number> {
   const { rows } = await sql<{ org_id: string; request_id: string }>`
     select org_id, request_id from requests where status = 'open' and deadline < ${clock.now().toISOString()} order by deadline limit ${limit}`.execute(db);
   let expired = 0;

@@ -1,7 +1,7 @@
 import type { AccessDirectory } from '../access/access-directory.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
 import type { Clock } from '../clock.js';
-import type { AccountService } from '../ledger/account-service.js';
+import type { Accounts } from '../ledger/accounts.js';
 import type { Logger } from '../logger.js';
 import type { ProviderClient } from '../providers/provider-client.js';
 import type { RateLimiter } from '../ratelimit/rate-limiter.js';
@@ -11,7 +11,7 @@ import type { InFlightRequests } from './in-flight-requests.js';
 export interface PipelineDependencies {
   readonly catalog: CatalogStore;
   readonly directory: AccessDirectory;
-  readonly accounts: AccountService;
+  readonly accounts: Accounts;
   readonly rateLimiter: RateLimiter;
   readonly providers: ProviderClient;
   readonly inFlight: InFlightRequests;

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ReserveLimits, SpendLimits } from '../ledger/account-decider.js';
 import type { SpendOwner } from '../ledger/account-events.js';
-import type { AccountService } from '../ledger/account-service.js';
+import type { Accounts } from '../ledger/accounts.js';
 import { formatUsd } from '../billing/money.js';
 import { keyAllowsModel, reauthenticate, type Caller } from './authenticate.js';
 
@@ -36,7 +36,7 @@ export interface ReserveInput {
  * instance, see the access fence), the key and organization are read again, authentication and
  * permissions are checked again, and the reserve is retried.
  */
-export async function reserveFunds(accounts: AccountService, directory: AccessDirectory, clock: Clock, input: ReserveInput): Promise<Reservation> {
+export async function reserveFunds(accounts: Accounts, directory: AccessDirectory, clock: Clock, input: ReserveInput): Promise<Reservation> {
   let caller = input.caller;
   for (let attempt = 0; attempt < 3; attempt++) {
     const { key, organization } = caller;

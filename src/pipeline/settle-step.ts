@@ -1,7 +1,7 @@
 import type { CatalogModel } from '../catalog/catalog.js';
 import { costOfUsage } from '../catalog/pricing.js';
 import type { ReleaseReason } from '../ledger/account-events.js';
-import type { AccountService } from '../ledger/account-service.js';
+import type { Accounts } from '../ledger/accounts.js';
 import type { Logger } from '../logger.js';
 import type { Nanodollars } from '../billing/money.js';
 import type { Usage } from '../billing/usage.js';
@@ -25,7 +25,7 @@ const STORE_OUTAGE_PATIENCE_MS = 60_000;
 const MAX_BACKOFF_MS = 2_000;
 
 /** Returns the cost charged (0 for a release). */
-export async function closeReservation(accounts: AccountService, model: CatalogModel, reservation: Reservation, closing: Closing, logger: Logger): Promise<Nanodollars> {
+export async function closeReservation(accounts: Accounts, model: CatalogModel, reservation: Reservation, closing: Closing, logger: Logger): Promise<Nanodollars> {
   const { orgId, reservationId } = reservation;
   const command =
     closing.kind === 'release'

@@ -22,6 +22,12 @@ describe('config', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/gateway', PROJECTIONS: 'off' }).PROJECTIONS).to.equal('off');
   });
 
+  it('leaves the account link off unless a port is given', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/gateway' }).ACCOUNT_LINK_PORT).to.equal(undefined);
+    const linked = loadConfig({ DATABASE_URL: 'postgres://db/gateway', ACCOUNT_LINK_PORT: '7070', ACCOUNT_LINK_SECRET: 'a-secret-of-16-chars' });
+    expect([linked.ACCOUNT_LINK_PORT, linked.ACCOUNT_LINK_HOST]).to.deep.equal([7070, undefined]);
+  });
+
   it('refuses requests while Redis is down unless told to count in the instance', () => {
     expect(loadConfig({}).REDIS_OUTAGE).to.equal('fail-closed');
     expect(loadConfig({ REDIS_OUTAGE: 'fail-open' }).REDIS_OUTAGE).to.equal('fail-open');
@@ -40,6 +46,12 @@ describe('config', () => {
     [{ PROJECTIONS: 'elsewhere' }, 'PROJECTIONS', /in-process/],
     // embedded mode: only the gateway can open DATA_DIR, so no worker could project beside it
     [{ PROJECTIONS: 'off' }, 'PROJECTIONS', /needs DATABASE_URL/],
+    [{ ACCOUNT_LINK_PORT: '-1' }, 'ACCOUNT_LINK_PORT', /0/],
+    [{ ACCOUNT_LINK_SECRET: 'short' }, 'ACCOUNT_LINK_SECRET', /16 characters/],
+    // the link carries money commands: never open without a secret
+    [{ DATABASE_URL: 'postgres://db/gateway', ACCOUNT_LINK_PORT: '7070' }, 'ACCOUNT_LINK_PORT', /needs ACCOUNT_LINK_SECRET/],
+    // an embedded gateway is the only one on its data directory: there is no other instance to link to
+    [{ ACCOUNT_LINK_PORT: '7070', ACCOUNT_LINK_SECRET: 'a-secret-of-16-chars' }, 'ACCOUNT_LINK_PORT', /needs DATABASE_URL/],
   ];
   for (const [env, variable, reason] of bad) {
     it(`stops on a bad ${variable} with one line naming it`, () => {

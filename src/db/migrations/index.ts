@@ -3,6 +3,7 @@ import { eventStoreMigration } from './0001-event-store.js';
 import { projectionCheckpointsMigration } from './0002-projection-checkpoints.js';
 import { accountSnapshotsMigration } from './0100-account-snapshots.js';
 import { streamWriteLocksMigration } from './0101-stream-write-locks.js';
+import { accountOwnersMigration } from './0102-account-owners.js';
 
 /**
  * Every schema migration, by name; kysely runs them in name order. A feature adds its own file here.
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0002-projection-checkpoints': projectionCheckpointsMigration,
   '0100-account-snapshots': accountSnapshotsMigration,
   '0101-stream-write-locks': streamWriteLocksMigration,
+  '0102-account-owners': accountOwnersMigration,
 };
