@@ -108,7 +108,10 @@ try {
     let twoInstances: Target | undefined;
     let twoInstancesApart: Target | undefined;
     if (ONLY.has('two-instances')) {
-      const shared = { DATABASE_URL: pairDatabaseUrl, REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}pair:` };
+      // The account link on: the first instance to serve the organization owns its account, the other
+      // forwards its commands there (src/ledger/owners). BENCH_ACCOUNT_LINK=off measures them without it.
+      const link: Record<string, string> = process.env.BENCH_ACCOUNT_LINK === 'off' ? {} : { ACCOUNT_LINK_PORT: '0', ACCOUNT_LINK_HOST: '127.0.0.1', ACCOUNT_LINK_SECRET: 'bench-account-link-secret' };
+      const shared = { DATABASE_URL: pairDatabaseUrl, REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}pair:`, ...link };
       const first = await gateway('pair-1', shared);
       const second = await gateway('pair-2', { ...shared, PROJECTIONS: 'off' });
       // one organization and one key, used through both instances
