@@ -184,6 +184,11 @@ export class AccountService implements Accounts {
   private async runBatch(orgId: string, account: Account, batch: Pending[]): Promise<void> {
     const { store } = this.options;
     const streamId = accountStreamId(orgId);
+    // Closing a reservation this instance does not hold open decides nothing, and appends nothing that could
+    // meet a conflict. That is right for a retried close, but not for a reservation another instance opened
+    // and this one has not read yet (an account's owner changed, or a command ran where it was issued):
+    // read the stream's tail first, so that "not open" means closed, never unseen.
+    if (batch.some(({ command }) => closesUnknownReservation(account.state, command))) await this.catchUp(orgId, account);
     for (let attempt = 1; ; attempt++) {
       try {
         const locked = attempt > 1 || account.contended > 0 ? store.withStreamLock?.bind(store) : undefined;
@@ -242,6 +247,18 @@ export class AccountService implements Accounts {
     account.eventsSinceSnapshot = 0;
     const snapshot = { state: cloneAccountState(account.state), revision: account.revision };
     this.options.snapshots.save(orgId, snapshot).catch((error) => this.options.logger?.warn({ err: error, orgId }, 'account snapshot failed'));
+  }
+}
+
+function closesUnknownReservation(state: AccountState, command: AccountCommand): boolean {
+  switch (command.type) {
+    case 'SettleReservation':
+    case 'CutOffReservation':
+    case 'ReleaseReservation':
+    case 'ExpireReservation':
+      return !state.open.has(command.reservationId);
+    default:
+      return false;
   }
 }
 

@@ -94,6 +94,33 @@ describe('account service on Postgres', function () {
     }
   });
 
+  it('closes a reservation another instance opened after this one last read the account', async () => {
+    // As when an account's owner changes, or a command ran where it was issued: the reserve is appended by
+    // the other instance, the close is decided here, on a state loaded before the reserve.
+    const otherDatabase = await openPostgres({ url: scratch.url });
+    const otherStore = new PostgresEventStore(otherDatabase);
+    const other = new AccountService({ store: otherStore, snapshots: new AccountSnapshotStore(otherDatabase.kysely), clock: systemClock });
+    try {
+      await service.execute('org_stale', { type: 'AddCredits', amount: parseUsd('1') }, 'admin:test');
+      const closes: AccountCommand[] = [
+        { type: 'SettleReservation', reservationId: 'gen-settled', cost: parseUsd('0.25'), usage: createUsage({ outputTokens: 5 }) },
+        { type: 'CutOffReservation', reservationId: 'gen-cutoff', cost: parseUsd('0.05'), usage: createUsage() },
+        { type: 'ReleaseReservation', reservationId: 'gen-released', reason: 'provider_error' },
+      ];
+      for (const close of closes) {
+        const id = (close as { reservationId: string }).reservationId;
+        await other.execute('org_stale', reserve(id, parseUsd('0.3')), id);
+        const outcome = await service.execute('org_stale', close, id);
+        expect('events' in outcome.decision && outcome.decision.events.map((event) => event.type), close.type).to.have.length(1);
+      }
+      // 1 − 0.25 − 0.05 = 0.70 USD, nothing reserved
+      expect(await service.balance('org_stale')).to.deep.equal({ balance: parseUsd('0.7'), reserved: 0n, available: parseUsd('0.7') });
+    } finally {
+      await otherStore.close();
+      await otherDatabase.close();
+    }
+  });
+
   it('settles, releases and expires so that reserved money returns to zero', async () => {
     await service.execute('org_d', { type: 'AddCredits', amount: parseUsd('10') }, 'admin:test');
     for (let i = 0; i < 4; i++) await service.execute('org_d', reserve(`gen-${i}`, parseUsd('1')), `gen-${i}`);
