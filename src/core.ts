@@ -35,6 +35,11 @@ export interface Core {
 export interface CoreOptions {
   /** Wraps the event store where it is built, so every user of the core gets the same one (the gateway's metrics). */
   readonly decorateStore?: (store: EventStore) => EventStore;
+  /**
+   * Opens the account link when ACCOUNT_LINK_PORT is set (the server). A CLI leaves it closed: it runs
+   * the few commands it issues itself, and must neither listen nor take an organization's lease.
+   */
+  readonly accountLink?: boolean;
 }
 
 const RELEASE_TIMEOUT_MS = 5_000;
@@ -92,7 +97,7 @@ export async function openCore(config: Config, logger: Logger, clock: Clock, opt
     if (config.EVENTSTORE_URL) readiness.push({ name: 'eventstore', check: () => store.ping() });
     const local = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock, logger });
     let accounts: Accounts = local;
-    if (config.ACCOUNT_LINK_PORT !== undefined) {
+    if (options.accountLink && config.ACCOUNT_LINK_PORT !== undefined) {
       const { OwnedAccounts } = await import('./ledger/owners/owned-accounts.js');
       const { hostname } = await import('node:os');
       const owned = await OwnedAccounts.start({

@@ -51,6 +51,8 @@ export class OwnedAccounts implements Accounts {
   private readonly clients = new Map<string, AccountLinkClient>();
   private readonly renewTimer: NodeJS.Timeout;
   private lastRenewed = Date.now();
+  /** Set by close: commands then run here, and forwarded ones are turned away, so no lease is taken again. */
+  private closing = false;
 
   private constructor(
     private readonly local: AccountService,
@@ -88,7 +90,7 @@ export class OwnedAccounts implements Accounts {
   }
 
   async execute(orgId: string, command: AccountCommand, causedBy: string): Promise<AccountOutcome> {
-    if (!isForwarded(command)) return this.local.execute(orgId, command, causedBy);
+    if (!isForwarded(command) || this.closing) return this.local.execute(orgId, command, causedBy);
     // Twice: a `not_owner` answer means the lease moved; the second look finds where.
     for (let attempt = 0; attempt < 2; attempt++) {
       const route = this.currentRoute(orgId) ?? (await this.resolve(orgId));
@@ -121,6 +123,7 @@ export class OwnedAccounts implements Accounts {
 
   /** Gives up the leases (the others take the accounts over at once), answers what it is running, closes the link. */
   async close(): Promise<void> {
+    this.closing = true;
     clearInterval(this.renewTimer);
     this.routes.clear();
     await this.leases.releaseAll().catch((error) => this.logger?.warn({ err: error }, 'could not release the account leases; they lapse on their own'));
@@ -130,6 +133,7 @@ export class OwnedAccounts implements Accounts {
 
   /** A command another instance sent, run only while this instance holds the account's lease. */
   private async runForwarded(orgId: string, command: ForwardedCommand, causedBy: string): Promise<AccountOutcome | 'not_owner'> {
+    if (this.closing) return 'not_owner';
     const route = this.currentRoute(orgId) ?? (await this.resolve(orgId));
     if (route.kind !== 'self') return 'not_owner';
     return this.local.execute(orgId, command, causedBy);
