@@ -17,7 +17,8 @@ const GATEWAY_PROCESSES = ['gateway-1', 'gateway-2', 'projections', 'tools'];
 
 type Service = { environment?: Record<string, string>; command?: string[]; image?: string; build?: { target?: string }; profiles?: string[] };
 
-const compose = parse(readFileSync(join(DEPLOY, 'compose.yaml'), 'utf8')) as { services: Record<string, Service> };
+// merge keys (`<<:`), as compose reads them: the gateways add the account link to the shared environment
+const compose = parse(readFileSync(join(DEPLOY, 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
 const exampleEnv = Object.fromEntries(
   readFileSync(join(DEPLOY, 'env.example'), 'utf8')
@@ -61,6 +62,14 @@ describe('the deployment example (ops/deploy)', () => {
       expect(config.PORT).to.equal(8080);
     });
   }
+
+  it('links the two gateways, each under its own name, with one secret, and leaves the CLIs off the link', () => {
+    const link = (name: string) => loadConfig(Object.fromEntries(Object.entries(services[name]!.environment!).map(([variable, value]) => [variable, interpolate(String(value))])));
+    const [first, second] = [link('gateway-1'), link('gateway-2')];
+    expect([first.ACCOUNT_LINK_PORT, first.ACCOUNT_LINK_HOST, second.ACCOUNT_LINK_PORT, second.ACCOUNT_LINK_HOST]).to.deep.equal([7070, 'gateway-1', 7070, 'gateway-2']);
+    expect(first.ACCOUNT_LINK_SECRET).to.equal(exampleEnv.ACCOUNT_LINK_SECRET).and.equal(second.ACCOUNT_LINK_SECRET);
+    for (const name of ['projections', 'tools']) expect(link(name).ACCOUNT_LINK_PORT, name).to.equal(undefined);
+  });
 
   it('names in env.example every variable compose.yaml substitutes', () => {
     const text = readFileSync(join(DEPLOY, 'compose.yaml'), 'utf8');
