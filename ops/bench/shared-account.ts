@@ -4,14 +4,17 @@
  *
  * Two account services, each with its own event store and connection pool on one Postgres database, as two
  * gateway instances have; each runs reserve+settle pairs with 32 in flight for BENCH_SECONDS (default 6).
- * Rounds alternate between one organization for both ("shared") and one organization each ("apart"), so a
- * slow spell of the machine hits both. For each round it prints the pairs a second, this process's CPU a
- * pair (user + system, both services together), and per pair: appends made optimistically, batches decided
- * under the stream lock, conflicts, and the events each service read of the other's (its catch-up).
- * The difference between the two kinds of round is what the account's sharing costs; docs/performance.md
- * ("Two instances on one organization") has the figures.
+ * Rounds alternate between one organization for both ("shared"), the same with the account link between
+ * the two ("linked": an owner per account, src/ledger/owners; the link's TCP connection runs inside this
+ * process, so both its ends are counted) and one organization each ("apart"), so a slow spell of the
+ * machine hits every kind. For each round it prints the pairs a second, this process's CPU a pair (user +
+ * system, both services together), and per pair: appends made optimistically, batches decided under the
+ * stream lock, conflicts, and the events each service read of the other's (its catch-up). The difference
+ * between the kinds of round is what the account's sharing costs; docs/performance.md ("Two instances on
+ * one organization", "An owner per account") has the figures.
  *
- * Env: BENCH_SECONDS, BENCH_ROUNDS (default 2 of each kind), BENCH_POSTGRES_URL.
+ * Env: BENCH_SECONDS, BENCH_ROUNDS (default 2 of each kind), BENCH_KINDS (default shared,linked,apart),
+ * BENCH_POSTGRES_URL.
  */
 import { systemClock } from '../../src/clock.js';
 import { migrateToLatest, openPostgres } from '../../src/db/database.js';
@@ -19,12 +22,17 @@ import { PostgresEventStore } from '../../src/eventstore/postgres/postgres-event
 import { WrongExpectedRevisionError } from '../../src/eventstore/event-store.js';
 import { AccountService } from '../../src/ledger/account-service.js';
 import { AccountSnapshotStore } from '../../src/ledger/account-snapshot.js';
+import type { Accounts } from '../../src/ledger/accounts.js';
+import { OwnedAccounts } from '../../src/ledger/owners/owned-accounts.js';
 import { createUsage } from '../../src/billing/usage.js';
 import { withBenchDatabase } from './bench-database.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const IN_FLIGHT = 32;
+const ALL_KINDS = ['shared', 'linked', 'apart'] as const;
+/** BENCH_KINDS=linked,apart runs only those kinds of round (for a profile of one). */
+const KINDS = ALL_KINDS.filter((kind) => (process.env.BENCH_KINDS ?? ALL_KINDS.join(',')).split(',').includes(kind));
 
 interface Counts {
   optimistic: number;
@@ -67,12 +75,21 @@ await withBenchDatabase('shared_account', async (url) => {
   await migrateToLatest(databases[0]!);
   const stores = databases.map((database) => new CountingStore(database));
   try {
-    const kinds = Array.from({ length: ROUNDS }, () => ['shared', 'apart'] as const).flat();
+    const kinds = Array.from({ length: ROUNDS }, () => KINDS).flat();
     for (const [round, kind] of kinds.entries()) {
-      const services = databases.map(
+      const locals = databases.map(
         (database, index) => new AccountService({ store: stores[index]!, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock }),
       );
-      const orgOf = (instance: number) => (kind === 'shared' ? `org_shared${round}` : `org_apart${round}x${instance}`);
+      const linked =
+        kind === 'linked'
+          ? await Promise.all(
+              locals.map((local, index) =>
+                OwnedAccounts.start({ local, db: databases[index]!.kysely, host: '127.0.0.1', port: 0, advertisedHost: '127.0.0.1', secret: 'shared-account-bench-link' }),
+              ),
+            )
+          : [];
+      const services: Accounts[] = linked.length > 0 ? linked : locals;
+      const orgOf = (instance: number) => (kind === 'apart' ? `org_apart${round}x${instance}` : `org_${kind}${round}`);
       for (const [instance, service] of services.entries()) {
         await service.execute(orgOf(instance), { type: 'AddCredits', amount: 10n ** 15n }, `admin:bench${round}x${instance}`);
       }
@@ -101,6 +118,7 @@ await withBenchDatabase('shared_account', async (url) => {
         ),
       );
       const cpu = process.cpuUsage(cpuBefore);
+      for (const owned of linked) await owned.close();
       const seconds = (performance.now() - started) / 1000;
       const per = (key: keyof Counts) => (stores.reduce((sum, store) => sum + store.counts[key], 0) / pairs).toFixed(3);
       console.log(
