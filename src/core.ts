@@ -9,6 +9,7 @@ import type { ReadinessCheck } from './http/health-routes.js';
 import { AccountService } from './ledger/account-service.js';
 import { AccountSnapshotStore } from './ledger/account-snapshot.js';
 import type { Accounts } from './ledger/accounts.js';
+import type { AccountCommandRoute } from './ledger/owners/owned-accounts.js';
 import type { Logger } from './logger.js';
 import { InProcessRateLimiter } from './ratelimit/in-process-rate-limiter.js';
 import { OutageAwareRateLimiter } from './ratelimit/outage-aware-rate-limiter.js';
@@ -40,6 +41,8 @@ export interface CoreOptions {
    * the few commands it issues itself, and must neither listen nor take an organization's lease.
    */
   readonly accountLink?: boolean;
+  /** Told what became of each account command the link could forward (the gateway's metrics). */
+  readonly observeAccountCommand?: (route: AccountCommandRoute) => void;
 }
 
 const RELEASE_TIMEOUT_MS = 5_000;
@@ -108,6 +111,7 @@ export async function openCore(config: Config, logger: Logger, clock: Clock, opt
         advertisedHost: config.ACCOUNT_LINK_HOST ?? hostname(),
         secret: config.ACCOUNT_LINK_SECRET!,
         logger,
+        ...(options.observeAccountCommand ? { observe: options.observeAccountCommand } : {}),
       });
       // Closed before the store: the commands it is running for other instances answer first.
       resources.push(() => owned.close());

@@ -59,7 +59,11 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const catalog = await CatalogStore.open(config.CATALOG_FILE, logger);
   loadTokenCounter(); // its vocabulary now, not in the first request's time
   const metrics = new GatewayMetrics();
-  const core = await openCore(config, logger, clock, { decorateStore: (store) => new MeasuredEventStore(store, metrics), accountLink: true });
+  const core = await openCore(config, logger, clock, {
+    decorateStore: (store) => new MeasuredEventStore(store, metrics),
+    accountLink: true,
+    observeAccountCommand: (route) => metrics.observeAccountCommand(route),
+  });
   const { database, store, accounts, directory, commands, readiness } = core;
   const closeResources = () => core.close();
 

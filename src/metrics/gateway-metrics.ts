@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AccountCommandRoute } from '../ledger/owners/owned-accounts.js';
 import type { ProviderFailureKind } from '../pipeline/provider-failure-kind.js';
 import type { RequestRecord } from '../pipeline/request-context.js';
 
@@ -117,6 +118,12 @@ export class GatewayMetrics {
     help: "Rate-limit corrections that could not be written (the request's estimate stayed counted)",
     registers: [this.registry],
   });
+  private readonly accountCommands = new Counter({
+    name: 'gateway_account_commands_total',
+    help: 'Account commands the account link could forward, by route: owner, forwarded, here (no owner reachable), for_another',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
   readonly sourceErrors = new Counter({
     name: 'gateway_metrics_source_errors_total',
     help: 'Scrapes in which a source could not be read (its gauges kept their last value)',
@@ -131,6 +138,7 @@ export class GatewayMetrics {
   private readonly firstByteChildren = new Map<string, HistogramChild>();
   private readonly failureChildren = new Map<string, CounterChild>();
   private readonly rejectionChildren = { requests: this.rateLimitRejections.labels('requests'), tokens: this.rateLimitRejections.labels('tokens') };
+  private readonly accountCommandChildren = new Map<AccountCommandRoute, CounterChild>();
   private readonly appendChildren = { ok: this.appendLatency.labels('ok'), conflict: this.appendLatency.labels('conflict'), error: this.appendLatency.labels('error') };
 
   constructor() {
@@ -159,6 +167,10 @@ export class GatewayMetrics {
   observeAppend(outcome: AppendOutcome, seconds: number, events: number): void {
     this.appendChildren[outcome].observe(seconds);
     if (outcome === 'ok') this.appendBatch.observe(events);
+  }
+
+  observeAccountCommand(route: AccountCommandRoute): void {
+    child(this.accountCommandChildren, route, () => this.accountCommands.labels(route)).inc();
   }
 
   /** The text Prometheus scrapes: this gateway's series, then the process's (`process_…`, `nodejs_…`). */

@@ -16,6 +16,13 @@ import { isForwarded, type ForwardedCommand } from './account-wire.js';
  */
 type Route = { readonly kind: 'self' } | { readonly kind: 'peer'; readonly client: AccountLinkClient; readonly until: number } | { readonly kind: 'here'; readonly until: number };
 
+/**
+ * What became of a forwardable command (gateway_account_commands_total): decided here as the account's
+ * owner, `forwarded` to the owner and answered, run `here` without an owner (unreachable, the lease table
+ * unreadable, the lease moving), or run here as the owner `for_another` instance.
+ */
+export type AccountCommandRoute = 'owner' | 'forwarded' | 'here' | 'for_another';
+
 /** How long commands run here after the owner could not be reached, before the owner is looked up again. */
 const HERE_AFTER_LINK_LOSS_MS = 1_000;
 
@@ -32,6 +39,8 @@ export interface OwnedAccountsOptions {
   /** How long a lease lasts without renewal (default 10 s). */
   readonly leaseMs?: number;
   readonly logger?: Logger;
+  /** Told the route of every forwardable command (the gateway's metrics). */
+  readonly observe?: (route: AccountCommandRoute) => void;
 }
 
 /**
@@ -60,6 +69,7 @@ export class OwnedAccounts implements Accounts {
     private readonly server: AccountLinkServer,
     private readonly secret: string,
     private readonly logger: Logger | undefined,
+    private readonly observe: (route: AccountCommandRoute) => void,
   ) {
     this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(leases.ttlMs / 3)));
     this.renewTimer.unref();
@@ -75,7 +85,7 @@ export class OwnedAccounts implements Accounts {
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const leases = new AccountLeases(options.db, randomUUID(), `${options.advertisedHost}:${server.port}`, options.leaseMs ?? 10_000);
-    owned = new OwnedAccounts(options.local, leases, server, options.secret, options.logger);
+    owned = new OwnedAccounts(options.local, leases, server, options.secret, options.logger, options.observe ?? (() => undefined));
     options.logger?.info({ address: leases.address, instanceId: leases.instanceId }, 'account link listening');
     return owned;
   }
@@ -90,14 +100,22 @@ export class OwnedAccounts implements Accounts {
   }
 
   async execute(orgId: string, command: AccountCommand, causedBy: string): Promise<AccountOutcome> {
-    if (!isForwarded(command) || this.closing) return this.local.execute(orgId, command, causedBy);
+    if (!isForwarded(command)) return this.local.execute(orgId, command, causedBy);
+    if (this.closing) return this.runHere(orgId, command, causedBy);
     // Twice: a `not_owner` answer means the lease moved; the second look finds where.
     for (let attempt = 0; attempt < 2; attempt++) {
       const route = this.currentRoute(orgId) ?? (await this.resolve(orgId));
-      if (route.kind !== 'peer') break;
+      if (route.kind === 'self') {
+        this.observe('owner');
+        return this.local.execute(orgId, command, causedBy);
+      }
+      if (route.kind === 'here') break;
       try {
         const answer = await route.client.call(orgId, command, causedBy);
-        if (answer !== 'not_owner') return answer;
+        if (answer !== 'not_owner') {
+          this.observe('forwarded');
+          return answer;
+        }
         if (this.routes.get(orgId) === route) this.routes.delete(orgId);
       } catch (error) {
         if (!(error instanceof AccountLinkError)) throw error;
@@ -106,6 +124,11 @@ export class OwnedAccounts implements Accounts {
         break;
       }
     }
+    return this.runHere(orgId, command, causedBy);
+  }
+
+  private runHere(orgId: string, command: ForwardedCommand, causedBy: string): Promise<AccountOutcome> {
+    this.observe('here');
     return this.local.execute(orgId, command, causedBy);
   }
 
@@ -136,6 +159,7 @@ export class OwnedAccounts implements Accounts {
     if (this.closing) return 'not_owner';
     const route = this.currentRoute(orgId) ?? (await this.resolve(orgId));
     if (route.kind !== 'self') return 'not_owner';
+    this.observe('for_another');
     return this.local.execute(orgId, command, causedBy);
   }
 

@@ -8,7 +8,7 @@ import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-ev
 import type { AccountCommand } from '../../../src/ledger/account-decider.js';
 import { AccountService } from '../../../src/ledger/account-service.js';
 import { AccountSnapshotStore } from '../../../src/ledger/account-snapshot.js';
-import { OwnedAccounts } from '../../../src/ledger/owners/owned-accounts.js';
+import { OwnedAccounts, type AccountCommandRoute } from '../../../src/ledger/owners/owned-accounts.js';
 import { createUsage } from '../../../src/billing/usage.js';
 import { createScratchDatabase } from '../../support/databases.js';
 import { eventually } from '../../support/eventually.js';
@@ -55,6 +55,8 @@ const settle = (reservationId: string, cost: bigint): AccountCommand => ({ type:
 interface Instance {
   readonly store: CountingStore;
   readonly accounts: OwnedAccounts;
+  /** What became of its forwardable commands (gateway_account_commands_total). */
+  readonly routes: Partial<Record<AccountCommandRoute, number>>;
 }
 
 describe('an owner per account across instances (real Postgres, real TCP)', function () {
@@ -81,8 +83,10 @@ describe('an owner per account across instances (real Postgres, real TCP)', func
   async function instance(options: { secret?: string; leaseMs?: number } = {}): Promise<Instance> {
     const store = new CountingStore(database);
     const local = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock });
+    const routes: Partial<Record<AccountCommandRoute, number>> = {};
     const accounts = await OwnedAccounts.start({
       local,
+      observe: (route) => (routes[route] = (routes[route] ?? 0) + 1),
       db: database.kysely,
       host: '127.0.0.1',
       port: 0,
@@ -90,9 +94,9 @@ describe('an owner per account across instances (real Postgres, real TCP)', func
       secret: options.secret ?? SECRET,
       ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     });
-    const started_ = { store, accounts };
-    started.push(started_);
-    return started_;
+    const running = { store, accounts, routes };
+    started.push(running);
+    return running;
   }
 
   const leaseOf = async (orgId: string) =>
@@ -118,6 +122,9 @@ describe('an owner per account across instances (real Postgres, real TCP)', func
       ['gen-first', ...reserved].map((id, index) => (index % 2 === 0 ? second : first).accounts.execute(ORG, settle(id, 10_000_000n), id)),
     );
     expect([second.store.appends, second.store.reads], 'the second instance touched the account stream').to.deep.equal([0, 0]);
+    // 101 reserves and 50 settles: the second sent 50 + 25 of them, the first decided 51 + 25 as owner
+    expect(second.routes).to.deep.equal({ forwarded: 75 });
+    expect(first.routes).to.deep.equal({ owner: 76, for_another: 75 });
 
     // 50 requests settled at 0.01 USD: 1 − 0.50 = 0.50 USD left, nothing reserved
     const account = (await replayAccounts(first.store)).get(ORG)!;
@@ -139,6 +146,7 @@ describe('an owner per account across instances (real Postgres, real TCP)', func
       'insufficient_funds',
     ]);
     expect((await leaseOf(ORG))?.instance_id, 'the lease is left to lapse').to.equal('an-instance-gone');
+    expect(here.routes).to.deep.equal({ here: 2 });
   });
 
   it('a connection without the right secret is dropped; its commands run where they were issued', async () => {
