@@ -89,11 +89,12 @@ function closedLoopErrorKinds(results: readonly autocannon.Result[]): Record<str
   return kinds;
 }
 
-export async function measure(target: Target, settings: MeasureSettings): Promise<TargetResult> {
+/** Throughput, CPU a request and appends under the closed-loop load, after a warm-up of `warmUpSeconds` a process. */
+export async function underLoad(target: Target, settings: MeasureSettings, warmUpSeconds: number) {
   // Warm-up (JIT, modules loaded on first use, pools, caches): the same seconds of load for every process of
   // the target. With 2 s for the whole target, each of two instances got half the warm-up of one, and the
   // first target measured on them paid the rest (about 60 µs a request more than a second measurement).
-  await closedLoop(target, settings, settings.warmUpSeconds * target.entries.length);
+  await closedLoop(target, settings, warmUpSeconds * target.entries.length);
   const before = await cpuReading(target, settings);
   const appendsBefore = await appendsOf(target);
   // the resident set under load, sampled (VmHWM would include start-up, e.g. PGlite's initdb)
@@ -113,6 +114,22 @@ export async function measure(target: Target, settings: MeasureSettings): Promis
   const perRequest = (seconds: number | undefined) => (seconds === undefined || load.total === 0 ? undefined : (seconds * 1e6) / load.total);
   const generator = cpuSpent(before.generator, after.generator);
   const machine = before.machine === undefined || after.machine === undefined || generator === undefined ? undefined : after.machine - before.machine - generator;
+  return {
+    load,
+    cpu: {
+      own: perRequest(cpuSpent(before.own, after.own)),
+      postgres: perRequest(target.databases.length === 0 ? undefined : cpuSpent(before.postgres, after.postgres)),
+      redis: perRequest(cpuSpent(before.redis, after.redis)),
+      machine: perRequest(machine),
+    },
+    appendsPerRequest: appendsBefore && appendsAfter && load.total > 0 ? (appendsAfter.ok - appendsBefore.ok) / load.total : undefined,
+    conflictsPerRequest: appendsBefore && appendsAfter && load.total > 0 ? (appendsAfter.conflict - appendsBefore.conflict) / load.total : undefined,
+    loadedRss,
+  };
+}
+
+export async function measure(target: Target, settings: MeasureSettings): Promise<TargetResult> {
+  const { load, cpu, appendsPerRequest, conflictsPerRequest, loadedRss } = await underLoad(target, settings, settings.warmUpSeconds);
   const paced = { entries: target.entries, path: target.path, seconds: settings.pacedSeconds };
   const latency = await pacedLoad({ ...paced, body: settings.body, ratePerSecond: settings.pacedRate });
   const streaming = await pacedLoad({ ...paced, body: settings.streamBody, ratePerSecond: settings.streamRate, firstByte: true });
@@ -124,14 +141,9 @@ export async function measure(target: Target, settings: MeasureSettings): Promis
     p99: load.p99,
     errors: load.errors,
     errorKinds: load.errorKinds,
-    cpu: {
-      own: perRequest(cpuSpent(before.own, after.own)),
-      postgres: perRequest(target.databases.length === 0 ? undefined : cpuSpent(before.postgres, after.postgres)),
-      redis: perRequest(cpuSpent(before.redis, after.redis)),
-      machine: perRequest(machine),
-    },
-    appendsPerRequest: appendsBefore && appendsAfter && load.total > 0 ? (appendsAfter.ok - appendsBefore.ok) / load.total : undefined,
-    conflictsPerRequest: appendsBefore && appendsAfter && load.total > 0 ? (appendsAfter.conflict - appendsBefore.conflict) / load.total : undefined,
+    cpu,
+    appendsPerRequest,
+    conflictsPerRequest,
     paced: { ratePerSecond: settings.pacedRate, p50: latency.p50, p99: latency.p99, errors: latency.errors, errorKinds: latency.errorKinds },
     streaming: { ratePerSecond: settings.streamRate, p50: streaming.p50, p99: streaming.p99, errors: streaming.errors, errorKinds: streaming.errorKinds },
     peakRssBytes: target.pids[0] === undefined ? undefined : memoryOf(target.pids[0], 'VmHWM'),

@@ -23,7 +23,8 @@
  * the projection work is the same as one instance's); it is compared with `production`, and the event-store
  * conflicts a request (appends refused because the other instance had appended) are read from their /metrics.
  * The same two processes are then loaded with one organization each, the control that shows what splitting
- * the load between two processes costs without a shared account.
+ * the load between two processes costs without a shared account. BENCH_SCALE_ROUNDS (default 5) then measures
+ * these three again in rounds, back to back, and reports the median ratios (scale-rounds.ts); 0 skips them.
  * BENCH_NODE_FLAGS adds Node flags to the gateways.
  *
  * At the end the balance equation of every gateway's ledger is checked by its audit (a replay of the log);
@@ -41,6 +42,7 @@ import { startBenchRedis } from './bench-redis.js';
 import { printReport, writeReport, type TargetResult } from './bench-report.js';
 import { describeIdleMemory, measureIdleEmbedded, type IdleMemory } from './idle-memory.js';
 import { measure, type MeasureSettings, type Target } from './measure.js';
+import { measureScaleRounds, type ScaleRound } from './scale-rounds.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 5);
@@ -56,6 +58,7 @@ const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 5);
 const ADMIN_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const STREAM_BODY = JSON.stringify({ ...(JSON.parse(BODY) as object), stream: true });
 const PROFILE = Boolean(process.env.BENCH_PROFILE);
+const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 5);
 
 buildGateway();
 const directory = mkdtempSync(join(tmpdir(), 'gw-bench-'));
@@ -162,6 +165,8 @@ try {
     const floor = results[targets.indexOf(floorTarget)]!;
     const resultOf = (target: Target | undefined) => (target === undefined ? undefined : results[targets.indexOf(target)]);
     const scaleOut = oneInstance && twoInstances ? { one: resultOf(oneInstance)!, two: resultOf(twoInstances)!, apart: resultOf(twoInstancesApart) } : undefined;
+    const scaleRounds: ScaleRound[] =
+      oneInstance && twoInstances ? await measureScaleRounds({ one: oneInstance, two: twoInstances, apart: twoInstancesApart }, settings, SCALE_ROUNDS) : [];
     const balances = await verifyLedgers(ledgers);
     failed = balances.some((ledger) => ledger.mismatches.length > 0);
     let idle: IdleMemory | undefined;
@@ -171,9 +176,9 @@ try {
       idle = await measureIdleEmbedded(fake.url);
     }
     const reportSettings = { connections: CONNECTIONS, seconds: SECONDS };
-    printReport(results, floor, reportSettings, scaleOut, balances);
+    printReport(results, floor, reportSettings, scaleOut, scaleRounds, balances);
     if (idle) console.log(`\n${describeIdleMemory(idle)}`);
-    const path = writeReport(results, floor, { ...reportSettings, pacedRate: PACED_RATE, streamRate: STREAM_RATE, pacedSeconds: PACED_SECONDS, nodeFlags: process.env.BENCH_NODE_FLAGS ?? '' }, scaleOut, balances, idle);
+    const path = writeReport(results, floor, { ...reportSettings, pacedRate: PACED_RATE, streamRate: STREAM_RATE, pacedSeconds: PACED_SECONDS, nodeFlags: process.env.BENCH_NODE_FLAGS ?? '' }, scaleOut, scaleRounds, balances, idle);
     console.log(`\nfigures as JSON: ${path}`);
     for (const running of started) {
       if (running.problems.length > 0) console.log(`\nwarnings and errors logged by ${running.url} (the first ${running.problems.length}):\n${running.problems.join('\n')}`);
