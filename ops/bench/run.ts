@@ -39,10 +39,10 @@ import { freePort } from '../../test/support/test-services.js';
 import { withBenchDatabase } from './bench-database.js';
 import { buildGateway, createBenchKey, PROJECTION_WORKER_ENTRY, startGateway, startProcess, stop, verifyBalances, type Running } from './bench-processes.js';
 import { startBenchRedis } from './bench-redis.js';
-import { printReport, writeReport, type TargetResult } from './bench-report.js';
+import { printBalances, printReport, writeReport, type TargetResult } from './bench-report.js';
 import { describeIdleMemory, measureIdleEmbedded, type IdleMemory } from './idle-memory.js';
 import { measure, type MeasureSettings, type Target } from './measure.js';
-import { measureScaleRounds, type ScaleRound } from './scale-rounds.js';
+import { measureScaleRounds, printScaleRounds, scaleRoundRatios, type ScaleRound } from './scale-rounds.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 5);
@@ -176,9 +176,11 @@ try {
       idle = await measureIdleEmbedded(fake.url);
     }
     const reportSettings = { connections: CONNECTIONS, seconds: SECONDS };
-    printReport(results, floor, reportSettings, scaleOut, scaleRounds, balances);
+    printReport(results, floor, reportSettings, scaleOut);
+    printScaleRounds(scaleRounds);
+    printBalances(balances);
     if (idle) console.log(`\n${describeIdleMemory(idle)}`);
-    const path = writeReport(results, floor, { ...reportSettings, pacedRate: PACED_RATE, streamRate: STREAM_RATE, pacedSeconds: PACED_SECONDS, nodeFlags: process.env.BENCH_NODE_FLAGS ?? '' }, scaleOut, scaleRounds, balances, idle);
+    const path = writeReport(results, floor, { ...reportSettings, pacedRate: PACED_RATE, streamRate: STREAM_RATE, pacedSeconds: PACED_SECONDS, nodeFlags: process.env.BENCH_NODE_FLAGS ?? '' }, scaleOut, { rounds: scaleRounds, ratios: scaleRoundRatios(scaleRounds) }, balances, idle);
     console.log(`\nfigures as JSON: ${path}`);
     for (const running of started) {
       if (running.problems.length > 0) console.log(`\nwarnings and errors logged by ${running.url} (the first ${running.problems.length}):\n${running.problems.join('\n')}`);
