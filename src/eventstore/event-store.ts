@@ -48,6 +48,16 @@ export interface AppendResult {
   readonly position: GlobalPosition;
 }
 
+/** One stream's append among several made together (`EventStore.appendMany`). */
+export interface StreamAppend {
+  readonly streamId: string;
+  readonly events: readonly EventToAppend[];
+  readonly expectedRevision: ExpectedRevision;
+}
+
+/** What became of one of them: its result, or its own error (a WrongExpectedRevisionError, an invalid batch). */
+export type AppendSettled = { readonly result: AppendResult } | { readonly error: unknown };
+
 export interface ReadStreamOptions {
   /** Inclusive; default: start (forwards) or end (backwards). */
   readonly fromRevision?: bigint | 'start' | 'end';
@@ -127,6 +137,13 @@ export interface EventStore {
    * optimistically.
    */
   withStreamLock?<T>(streamId: string, work: (stream: LockedStream) => Promise<T>): Promise<T>;
+  /**
+   * Optional: appends to several streams in one write and one commit (group commit across streams). Each
+   * entry is checked against its own expected revision and answered on its own, in order; a conflict on
+   * one stream writes nothing there and does not stop the others. The whole call rejects only when the
+   * store could not be written at all. Adapters without it leave it out; callers append one by one.
+   */
+  appendMany?(appends: readonly StreamAppend[]): Promise<AppendSettled[]>;
 }
 
 /** One stream under its write lock: read it, and append to it once. */

@@ -1,6 +1,7 @@
 import {
   WrongExpectedRevisionError,
   type AppendResult,
+  type AppendSettled,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -10,6 +11,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StreamAppend,
   type SubscribeOptions,
   type Subscription,
 } from '../eventstore/event-store.js';
@@ -28,6 +30,8 @@ export interface AppendObserver {
 export class MeasuredEventStore implements EventStore {
   /** The adapter's stream lock, when it has one, with the append inside it measured too. */
   readonly withStreamLock?: <T>(streamId: string, work: (stream: LockedStream) => Promise<T>) => Promise<T>;
+  /** The adapter's appends to several streams at once, when it has them: each entry counted as an append. */
+  readonly appendMany?: (appends: readonly StreamAppend[]) => Promise<AppendSettled[]>;
 
   constructor(
     private readonly inner: EventStore,
@@ -37,6 +41,27 @@ export class MeasuredEventStore implements EventStore {
     if (withStreamLock) {
       this.withStreamLock = (streamId, work) =>
         withStreamLock(streamId, (stream) => work({ read: (options) => stream.read(options), append: (events, options) => this.measured(events, () => stream.append(events, options)) }));
+    }
+    const appendMany = inner.appendMany?.bind(inner);
+    if (appendMany) {
+      this.appendMany = async (appends) => {
+        const started = performance.now();
+        const observe = (outcomeOf: (index: number) => AppendOutcome) => {
+          const seconds = (performance.now() - started) / 1000;
+          appends.forEach((append, index) => this.observer.observeAppend(outcomeOf(index), seconds, append.events.length));
+        };
+        try {
+          const settled = await appendMany(appends);
+          observe((index) => {
+            const entry = settled[index]!;
+            return 'result' in entry ? 'ok' : entry.error instanceof WrongExpectedRevisionError ? 'conflict' : 'error';
+          });
+          return settled;
+        } catch (error) {
+          observe(() => 'error');
+          throw error;
+        }
+      };
     }
   }
 

@@ -4,6 +4,7 @@ import { projectionCheckpointsMigration } from './0002-projection-checkpoints.js
 import { accountSnapshotsMigration } from './0100-account-snapshots.js';
 import { streamWriteLocksMigration } from './0101-stream-write-locks.js';
 import { accountOwnersMigration } from './0102-account-owners.js';
+import { appendManyMigration } from './0103-append-many.js';
 
 /**
  * Every schema migration, by name; kysely runs them in name order. A feature adds its own file here.
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0100-account-snapshots': accountSnapshotsMigration,
   '0101-stream-write-locks': streamWriteLocksMigration,
   '0102-account-owners': accountOwnersMigration,
+  '0103-append-many': appendManyMigration,
 };

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { parseEventsToAppend, parseExpectedRevision } from '../event-envelope.js';
-import { WrongExpectedRevisionError, type AppendResult, type EventToAppend, type ExpectedRevision } from '../event-store.js';
+import { WrongExpectedRevisionError, type AppendResult, type AppendSettled, type EventToAppend, type ExpectedRevision, type StreamAppend } from '../event-store.js';
 import { encodePostgresPosition } from './postgres-position.js';
 
 interface AppendRow {
@@ -43,19 +43,65 @@ export async function appendToStream(
       throw error;
     }
     if (!row) throw new Error('append_events returned no row');
-    switch (row.outcome) {
-      case 'appended':
-      case 'idempotent':
-        return {
-          nextExpectedRevision: row.last_revision!,
-          position: encodePostgresPosition(row.last_transaction_id!, row.last_sequence!),
-        };
-      case 'conflict':
-        throw new WrongExpectedRevisionError(streamId, expected, row.last_revision ?? 'no_stream');
-      default: {
-        const unexpected: never = row.outcome;
-        throw new Error(`append_events returned outcome ${String(unexpected)}`);
+    const settled = settledOf(row, streamId, expected);
+    if ('error' in settled) throw settled.error;
+    return settled.result;
+  }
+}
+
+/**
+ * Several streams' appends in one statement and one commit (`append_events_many`, migration 0103), each
+ * entry with its own expected revision and its own answer: a conflict or an invalid batch is that entry's
+ * error, the others are written. Must run alone, not inside a transaction (see appendToStream). When the
+ * statement fails as a whole (two appends of one batch racing on its event ids, see appendToStream), each
+ * entry is appended on its own, which settles that race; an error of the database reaches every entry.
+ */
+export async function appendToStreams(db: Kysely<object>, appends: readonly StreamAppend[]): Promise<AppendSettled[]> {
+  const settled: (AppendSettled | undefined)[] = [];
+  const valid: { index: number; streamId: string; expected: ExpectedRevision; batch: unknown[] }[] = [];
+  appends.forEach((append, index) => {
+    try {
+      valid.push({ index, streamId: append.streamId, expected: parseExpectedRevision(append.expectedRevision), batch: parseEventsToAppend(append.streamId, append.events) });
+      settled.push(undefined);
+    } catch (error) {
+      settled.push({ error });
+    }
+  });
+  if (valid.length > 0) {
+    const payload = JSON.stringify(valid.map(({ streamId, expected, batch }) => ({ stream: streamId, expected: String(expected), events: batch })));
+    let rows: (AppendRow & { ordinal: bigint })[];
+    try {
+      ({ rows } = await sql<AppendRow & { ordinal: bigint }>`select * from append_events_many(${payload}::text::jsonb)`.execute(db));
+    } catch (error) {
+      if (!isDuplicateEventId(error)) throw error;
+      // one after the other: entries of one stream keep their order
+      for (const { index, streamId, expected } of valid) {
+        settled[index] = await appendToStream(db, streamId, appends[index]!.events, expected).then(
+          (result): AppendSettled => ({ result }),
+          (failure: unknown): AppendSettled => ({ error: failure }),
+        );
       }
+      return settled as AppendSettled[];
+    }
+    if (rows.length !== valid.length) throw new Error(`append_events_many returned ${rows.length} rows for ${valid.length} appends`);
+    for (const row of rows) {
+      const entry = valid[Number(row.ordinal) - 1]!;
+      settled[entry.index] = settledOf(row, entry.streamId, entry.expected);
+    }
+  }
+  return settled as AppendSettled[];
+}
+
+function settledOf(row: AppendRow, streamId: string, expected: ExpectedRevision): AppendSettled {
+  switch (row.outcome) {
+    case 'appended':
+    case 'idempotent':
+      return { result: { nextExpectedRevision: row.last_revision!, position: encodePostgresPosition(row.last_transaction_id!, row.last_sequence!) } };
+    case 'conflict':
+      return { error: new WrongExpectedRevisionError(streamId, expected, row.last_revision ?? 'no_stream') };
+    default: {
+      const unexpected: never = row.outcome;
+      throw new Error(`append_events returned outcome ${String(unexpected)}`);
     }
   }
 }

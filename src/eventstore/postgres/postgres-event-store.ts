@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type {
   AppendResult,
+  AppendSettled,
   EventStore,
   EventToAppend,
   ExpectedRevision,
@@ -11,10 +12,11 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamAppend,
   SubscribeOptions,
   Subscription,
 } from '../event-store.js';
-import { appendToStream } from './append-to-stream.js';
+import { appendToStream, appendToStreams } from './append-to-stream.js';
 import { decodePostgresPosition, encodePostgresPosition } from './postgres-position.js';
 import { countEventsAfter, readGlobalPage, readHeadPosition, readStreamEvents } from './postgres-reads.js';
 import { PostgresSubscription, type SubscriptionSource } from './postgres-subscription.js';
@@ -59,6 +61,13 @@ export class PostgresEventStore implements EventStore {
     const result = await appendToStream(this.database.kysely, streamId, events, options.expectedRevision);
     this.announceAppend();
     return result;
+  }
+
+  /** One statement, one commit for every stream (migration 0103); each entry answered on its own. */
+  async appendMany(appends: readonly StreamAppend[]): Promise<AppendSettled[]> {
+    const settled = await appendToStreams(this.database.kysely, appends);
+    if (settled.some((entry) => 'result' in entry)) this.announceAppend();
+    return settled;
   }
 
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
