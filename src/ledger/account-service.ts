@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
-import { WrongExpectedRevisionError, type AppendResult, type EventStore, type EventToAppend, type ReadStreamOptions, type RecordedEvent } from '../eventstore/event-store.js';
+import { AppendCoalescer, appendsToManyStreams } from '../eventstore/append-coalescer.js';
+import { WrongExpectedRevisionError, type AppendResult, type EventStore, type EventToAppend, type ExpectedRevision, type ReadStreamOptions, type RecordedEvent } from '../eventstore/event-store.js';
 import { deterministicUuid } from '../ids/deterministic-uuid.js';
 import type { Logger } from '../logger.js';
 import { decideAccount, type AccountCommand } from './account-decider.js';
@@ -15,7 +16,9 @@ import { applyAccountEvent, availableOf, balanceOf, cloneAccountState, emptyAcco
  * Each account is kept in memory (state + stream revision). Commands that arrive while an append is in
  * flight queue up and are decided together, one after the other against the evolving state, and their
  * events go out in ONE append with the expected revision: a hot organization costs one round trip per
- * batch, not per request. A conflict (another instance appended) reads the stream's tail and decides the
+ * batch, not per request; and where the store appends to several streams at once, the batches of different
+ * accounts that are ready together share one write and one commit (AppendCoalescer). A conflict (another
+ * instance appended) reads the stream's tail and decides the
  * batch again, under the stream's write lock where the store has one (see runBatch). Loading an account
  * reads its snapshot and the tail after it, never the whole history.
  */
@@ -73,11 +76,20 @@ export class AccountService implements Accounts {
   private readonly maxBatch: number;
   private readonly snapshotEvery: number;
   private readonly maxAttempts: number;
+  /** The optimistic appends: through the store's group commit across streams where it has one. */
+  private readonly appendOptimistically: (streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }) => Promise<AppendResult>;
 
   constructor(private readonly options: AccountServiceOptions) {
     this.maxBatch = options.maxBatch ?? 200;
     this.snapshotEvery = options.snapshotEvery ?? 1_000;
     this.maxAttempts = options.maxAttempts ?? 20;
+    const { store } = options;
+    if (appendsToManyStreams(store)) {
+      const coalescer = new AppendCoalescer(store);
+      this.appendOptimistically = (streamId, events, appendOptions) => coalescer.append(streamId, events, appendOptions);
+    } else {
+      this.appendOptimistically = (streamId, events, appendOptions) => store.append(streamId, events, appendOptions);
+    }
   }
 
   async execute(orgId: string, command: AccountCommand, causedBy: string): Promise<AccountOutcome> {
@@ -198,7 +210,7 @@ export class AccountService implements Accounts {
               account.contended = othersEvents > 0 ? CONTENDED_BATCHES : Math.max(0, account.contended - 1);
               return this.decideAndAppend(orgId, account, batch, (events, options) => stream.append(events, options));
             })
-          : await this.decideAndAppend(orgId, account, batch, (events, options) => store.append(streamId, events, options));
+          : await this.decideAndAppend(orgId, account, batch, (events, options) => this.appendOptimistically(streamId, events, options));
         if (result) {
           account.state = decided.working;
           account.revision = result.nextExpectedRevision;

@@ -7,11 +7,13 @@ import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-ev
 import {
   WrongExpectedRevisionError,
   type AppendResult,
+  type AppendSettled,
   type EventToAppend,
   type ExpectedRevision,
   type LockedStream,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StreamAppend,
 } from '../../../src/eventstore/event-store.js';
 import { migrateToLatest, openPostgres, type Database } from '../../../src/db/database.js';
 import { systemClock } from '../../../src/clock.js';
@@ -26,6 +28,8 @@ class HookedStore extends PostgresEventStore {
   /** Optimistic appends (not those made under the stream lock). */
   readonly appends: Array<{ events: number; expectedRevision: ExpectedRevision }> = [];
   lockedBatches = 0;
+  /** Appends to several streams in one write: how many streams each carried. */
+  readonly groupWrites: number[] = [];
   beforeAppend: (() => Promise<void>) | undefined;
   holdNextAppend: Gate | undefined;
   holdNextRead: Gate | undefined;
@@ -37,6 +41,12 @@ class HookedStore extends PostgresEventStore {
     if (gate) await gate.pass();
     await this.beforeAppend?.();
     return super.append(streamId, events, options);
+  }
+
+  override async appendMany(appends: readonly StreamAppend[]): Promise<AppendSettled[]> {
+    this.groupWrites.push(appends.length);
+    for (const append of appends) this.appends.push({ events: append.events.length, expectedRevision: append.expectedRevision });
+    return super.appendMany(appends);
   }
 
   override async withStreamLock<T>(streamId: string, work: (stream: LockedStream) => Promise<T>): Promise<T> {
@@ -239,5 +249,39 @@ describe('account service appends on Postgres', function () {
       { stream: 'key-k2', revision: '3' },
     ]);
     expect(new Set(recorded.map((event) => event.id)).size).to.equal(2);
+  });
+
+  it('the batches of different accounts that are ready together go out in one write and one commit, each exact', async () => {
+    const accounts = service();
+    const orgs = Array.from({ length: 30 }, (_, index) => `org_many_${index}`);
+    await Promise.all(orgs.map((orgId) => accounts.balance(orgId)));
+    const writesBefore = store.groupWrites.length;
+    // 30 organizations, each topped up in the same turn: 30 appends, each its own stream
+    const outcomes = await Promise.all(orgs.map((orgId, index) => accounts.execute(orgId, credit(String(index + 1)), `admin:ops-${index}`)));
+    expect(outcomes.map((outcome) => outcome.balance)).to.deep.equal(orgs.map((_, index) => BigInt(index + 1) * 1_000_000_000n));
+    const groups = store.groupWrites.slice(writesBefore);
+    expect(groups.reduce((sum, size) => sum + size, 0), 'every append went out in a group write').to.equal(30);
+    // at most 4 writes in flight at once: the first turn's appends go out together
+    expect(groups.length, `writes: ${groups.join(', ')}`).to.be.at.most(4);
+    // each stream holds its own credit, read back from the log
+    for (const [index, orgId] of orgs.entries()) {
+      const events = await plainStore.readStream(`account-${orgId}`);
+      expect(events.map((recorded) => recorded.type)).to.deep.equal(['CreditsAdded']);
+      expect((events[0]!.data as { amount: string }).amount).to.equal(String(BigInt(index + 1) * 1_000_000_000n));
+    }
+  });
+
+  it('a conflict in a group write costs only that account a second attempt', async () => {
+    const accounts = service();
+    await Promise.all(['org_group_a', 'org_group_b'].map((orgId) => accounts.balance(orgId)));
+    // another instance tops up org_group_b behind this one's back: this instance's revision is now stale
+    const rival = new AccountService({ store: plainStore, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock });
+    await rival.execute('org_group_b', credit('5'), 'admin:rival');
+    const [a, b] = await Promise.all([accounts.execute('org_group_a', credit('1'), 'admin:ops-a'), accounts.execute('org_group_b', credit('2'), 'admin:ops-b')]);
+    // org_group_a: 1 USD; org_group_b: the rival's 5 + 2 = 7 USD, decided again on the stream's tail
+    expect(a.balance).to.equal(1_000_000_000n);
+    expect(b.balance).to.equal(7_000_000_000n);
+    expect(store.groupWrites).to.deep.equal([2]);
+    expect(store.lockedBatches, 'the lost race is decided again under the stream lock').to.equal(1);
   });
 });
