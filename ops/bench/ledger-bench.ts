@@ -8,7 +8,12 @@
  * 3. the time to load an account with 1,000,000 events in its history: from its snapshot and the tail
  *    (what the gateway does), and by replaying the whole stream (what it never does).
  * Targets on the 2-core machine: ≥ 5,000 pairs/s for one hot organization; load < 200 ms.
+ *
+ * Env: BENCH_SECONDS (20), BENCH_IN_FLIGHT (256), BENCH_HISTORY (1,000,000 events), BENCH_ORGS (the
+ * organization counts of step 1, default 1,100), BENCH_GROUP_COMMIT=off (the account service appends each
+ * account's batch on its own, as before the group commit across streams; for a comparison in one run).
  */
+import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { systemClock } from '../../src/clock.js';
 import { migrateToLatest, openPostgres } from '../../src/db/database.js';
@@ -19,6 +24,7 @@ import { ledgerProjection } from '../../projections/ledger-projection.js';
 import { eventCatalogue } from '../../projections/registry.js';
 import { rebuildProjection } from '../../projections/rebuild-projection.js';
 import { withBenchDatabase } from './bench-database.js';
+import { cpuSecondsOf, cpuSpent, postgresBackendPids } from './os-usage.js';
 import { createUsage } from '../../src/billing/usage.js';
 
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256);
@@ -26,15 +32,21 @@ const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256);
 // once ran at 6,000 pairs/s for five seconds and 1,300 after thirty).
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 1_000_000);
+const ORGANIZATION_COUNTS = (process.env.BENCH_ORGS ?? '1,100').split(',').map(Number);
+const GROUP_COMMIT = process.env.BENCH_GROUP_COMMIT !== 'off';
+const POOL_SIZE = 10;
+const ADMIN_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 await withBenchDatabase('ledger', async (url) => {
-  const database = await openPostgres({ url, poolSize: 10 });
+  const database = await openPostgres({ url, poolSize: POOL_SIZE });
   await migrateToLatest(database);
   const store = new PostgresEventStore(database);
   const snapshots = new AccountSnapshotStore(database.kysely);
   try {
-    for (const organizations of [1, 100]) {
-      const service = new AccountService({ store, snapshots, clock: systemClock });
+    // Without appendMany the account service appends each account's batch on its own.
+    const writer = GROUP_COMMIT ? store : new Proxy(store, { get: (target, property) => (property === 'appendMany' ? undefined : Reflect.get(target, property, target)) });
+    for (const organizations of ORGANIZATION_COUNTS) {
+      const service = new AccountService({ store: writer, snapshots, clock: systemClock });
       const orgs = Array.from({ length: organizations }, (_, i) => `org_bench${organizations}_${i}`);
       for (const org of orgs) await service.execute(org, { type: 'AddCredits', amount: 10n ** 15n }, 'admin:bench');
       let pairs = 0;
@@ -43,6 +55,11 @@ await withBenchDatabase('ledger', async (url) => {
       const sampler = setInterval(() => windows.push(pairs - windows.reduce((sum, count) => sum + count, 0)), 5_000);
       const deadline = Date.now() + SECONDS * 1000;
       const started = performance.now();
+      const cpuBefore = process.cpuUsage();
+      // every connection of the pool open, so that the backends read now are all that will serve the load
+      await Promise.all(Array.from({ length: POOL_SIZE }, () => sql`select pg_sleep(0.05)`.execute(database.kysely)));
+      const backends = await postgresBackendPids(ADMIN_POSTGRES_URL, [url]);
+      const postgresBefore = cpuSecondsOf(backends);
       await Promise.all(
         Array.from({ length: IN_FLIGHT }, async (_, lane) => {
           while (Date.now() < deadline) {
@@ -71,9 +88,13 @@ await withBenchDatabase('ledger', async (url) => {
       );
       clearInterval(sampler);
       const seconds = (performance.now() - started) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      const postgresSeconds = cpuSpent(postgresBefore, cpuSecondsOf(backends));
       const perWindow = windows.map((count) => Math.round(count / 5)).join(', ');
       console.log(
-        `reserve+settle, ${organizations === 1 ? 'one hot organization' : `${organizations} organizations`}: ${Math.round(pairs / seconds)} pairs/s (${pairs} pairs, ${IN_FLIGHT} in flight; per 5 s: ${perWindow})`,
+        `reserve+settle, ${organizations === 1 ? 'one hot organization' : `${organizations} organizations`}: ${Math.round(pairs / seconds)} pairs/s, ` +
+          `CPU a pair: this process ${Math.round((cpu.user + cpu.system) / pairs)} µs, ` +
+          `Postgres ${postgresSeconds === undefined ? 'n/a' : Math.round((postgresSeconds * 1e6) / pairs)} µs (${pairs} pairs, ${IN_FLIGHT} in flight, group commit ${GROUP_COMMIT ? 'on' : 'off'}; per 5 s: ${perWindow})`,
       );
     }
 
