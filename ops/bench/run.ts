@@ -15,8 +15,10 @@
  * BENCH_CONNECTIONS (64), BENCH_PACED_RATE (500), BENCH_STREAM_RATE (100), BENCH_PACED_SECONDS (5),
  * BENCH_POSTGRES_URL, BENCH_REDIS_URL (default: a private redis-server when installed, else the local one),
  * BENCH_PROFILE=1 writes CPU profiles of every gateway and of the projection worker to .bench/,
- * BENCH_ONLY=proxy,production (any of direct, proxy, production, worker, embedded, two-instances) loads only
- * those targets (the bare proxy is always measured: it is the floor of the ratios).
+ * BENCH_ONLY=proxy,production (any of direct, proxy, production, many-organizations, worker, embedded,
+ * two-instances) loads only those targets (the bare proxy is always measured: it is the floor of the ratios).
+ * `many-organizations` (with `production`) loads the production gateway again, with one organization and
+ * key per connection: what many organizations at once cost a request against one.
  * `worker` is production mode with PROJECTIONS=off and the projection worker in its own process (`npm run
  * projections -- run`). `two-instances` is two production gateways on one database and one Redis, the load
  * of ONE organization split between them (the first runs the projections, the second has PROJECTIONS=off, so
@@ -47,7 +49,9 @@ import { measureScaleRounds, printScaleRounds, scaleRoundRatios, type ScaleRound
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'direct,proxy,production,worker,embedded,two-instances').split(',').concat('proxy'));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'direct,proxy,production,many-organizations,worker,embedded,two-instances').split(',').concat('proxy'));
+/** The organizations of the `many-organizations` target: one per connection. */
+const MANY_ORGANIZATIONS = CONNECTIONS;
 const ADMIN_TOKEN = `bench-admin-${randomBase62(20)}`;
 /** Every gateway of this run writes under it (rate limits, BullMQ); removed at the end. */
 const REDIS_PREFIX = `gwbench:${randomBase62(6)}:`;
@@ -99,6 +103,17 @@ try {
       oneInstance = { name: 'gateway, production mode', entries: [{ origin: production.url, headers: { authorization: `Bearer ${key}` } }], ...chat, pids: pidsOf(production), databases: [databaseUrl], usesRedis: true, gateways: { urls: [production.url], adminToken: ADMIN_TOKEN } };
       targets.push(oneInstance);
       ledgers.push({ name: 'production', url: production.url });
+      if (ONLY.has('many-organizations')) {
+        // The same process, the load spread over many organizations (one key and connection each): their
+        // accounts' appends share writes (group commit across accounts), where one organization's batch alone.
+        const keys = [];
+        for (let index = 0; index < MANY_ORGANIZATIONS; index++) keys.push(await createBenchKey(production.url, ADMIN_TOKEN));
+        targets.push({
+          ...oneInstance,
+          name: `gateway, production mode, ${MANY_ORGANIZATIONS} organizations`,
+          entries: keys.map(({ key }) => ({ origin: production.url, headers: { authorization: `Bearer ${key}` } })),
+        });
+      }
     }
     if (ONLY.has('worker')) {
       const split = await gateway('worker', { DATABASE_URL: workerDatabaseUrl, PROJECTIONS: 'off', REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}worker:` });
