@@ -75,6 +75,7 @@ export class AppendCoalescer {
       let settled: AppendSettled[];
       try {
         settled = await this.store.appendMany(group);
+        if (settled.length !== group.length) throw new Error(`appendMany answered ${settled.length} of ${group.length} appends`);
       } catch (error) {
         for (const append of group) append.reject(error);
         return;
