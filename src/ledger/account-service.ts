@@ -18,9 +18,9 @@ import { applyAccountEvent, availableOf, balanceOf, cloneAccountState, emptyAcco
  * events go out in ONE append with the expected revision: a hot organization costs one round trip per
  * batch, not per request; and where the store appends to several streams at once, the batches of different
  * accounts that are ready together share one write and one commit (AppendCoalescer). A conflict (another
- * instance appended) reads the stream's tail and decides the
- * batch again, under the stream's write lock where the store has one (see runBatch). Loading an account
- * reads its snapshot and the tail after it, never the whole history.
+ * instance appended) reads the stream's tail and decides the batch again, under the stream's write lock
+ * where the store has one (see runBatch). Loading an account reads its snapshot and the tail after it,
+ * never the whole history.
  */
 const CATCH_UP_PAGE = 5_000;
 
