@@ -1,6 +1,7 @@
 import { randomBase62 } from '../../src/ids/random-id.js';
 import { migrateToLatest, openPglite, openPostgres, type Database } from '../../src/db/database.js';
 import { adminQuery, withDatabase } from './global-setup.js';
+import { startTcpProxy } from './tcp-proxy.js';
 
 /** The run's shared database (created by the global setup). */
 export function testDatabaseUrl(): string {
@@ -46,6 +47,47 @@ export async function openMigratedDatabase(kind: DatabaseKind, label: string): P
     database,
     dispose: async () => {
       await database.close();
+      await scratch.drop();
+    },
+  };
+}
+
+/** A migrated scratch database, reached directly and through a TCP proxy the test can cut and restore. */
+export interface ProxiedDatabase {
+  /** Straight to Postgres: what a reader that sees no outage sees. */
+  readonly direct: Database;
+  /** Through the proxy: the database of the code under test. */
+  readonly proxied: Database;
+  /** Closes the proxy and every connection through it: Postgres is away for `proxied` only. */
+  cut(): Promise<void>;
+  /** Listens again on the same port, so the pool of `proxied` reconnects. */
+  restore(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export async function openProxiedDatabase(label: string, poolSize = 4): Promise<ProxiedDatabase> {
+  const scratch = await createScratchDatabase(label);
+  const target = new URL(scratch.url);
+  const direct = await openPostgres({ url: scratch.url, poolSize: 2 });
+  await migrateToLatest(direct);
+  const startProxy = (port?: number) => startTcpProxy(target.hostname, Number(target.port || 5432), port);
+  let proxy = await startProxy();
+  const port = proxy.port;
+  const through = new URL(scratch.url);
+  through.hostname = '127.0.0.1';
+  through.port = String(port);
+  const proxied = await openPostgres({ url: through.toString(), poolSize });
+  return {
+    direct,
+    proxied,
+    cut: () => proxy.close(),
+    restore: async () => {
+      proxy = await startProxy(port);
+    },
+    dispose: async () => {
+      await proxied.close();
+      await direct.close();
+      await proxy.close();
       await scratch.drop();
     },
   };

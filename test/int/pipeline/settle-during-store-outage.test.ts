@@ -5,15 +5,14 @@ import { createUsage } from '../../../src/billing/usage.js';
 import type { CatalogModel } from '../../../src/catalog/catalog.js';
 import { loadCatalogFile } from '../../../src/catalog/load-catalog.js';
 import { systemClock } from '../../../src/clock.js';
-import { migrateToLatest, openPostgres, type Database } from '../../../src/db/database.js';
+import type { Database } from '../../../src/db/database.js';
 import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store.js';
 import { AccountService } from '../../../src/ledger/account-service.js';
 import { AccountSnapshotStore } from '../../../src/ledger/account-snapshot.js';
 import { closeReservation } from '../../../src/pipeline/settle-step.js';
 import type { Reservation } from '../../../src/pipeline/reserve-step.js';
 import type { Caller } from '../../../src/pipeline/authenticate.js';
-import { createScratchDatabase } from '../../support/databases.js';
-import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+import { openProxiedDatabase, type ProxiedDatabase } from '../../support/databases.js';
 import { TEST_CATALOG } from '../../support/test-gateway.js';
 
 /**
@@ -24,36 +23,21 @@ import { TEST_CATALOG } from '../../support/test-gateway.js';
  */
 describe('settle step while the event store is away (real Postgres behind a proxy)', function () {
   this.timeout(60_000);
-  let scratch: { url: string; drop: () => Promise<void> };
+  let database: ProxiedDatabase;
   let direct: Database;
-  let proxied: Database;
-  let proxy: TcpProxy;
-  let port: number;
-  let target: URL;
   let accounts: AccountService;
   let model: CatalogModel;
   const lines: Array<{ msg: string; reservationId?: string; orgId?: string }> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
 
   before(async () => {
-    scratch = await createScratchDatabase('settle_outage');
-    target = new URL(scratch.url);
-    direct = await openPostgres({ url: scratch.url, poolSize: 2 });
-    await migrateToLatest(direct);
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    port = proxy.port;
-    const through = new URL(scratch.url);
-    through.hostname = '127.0.0.1';
-    through.port = String(port);
-    proxied = await openPostgres({ url: through.toString(), poolSize: 4 });
-    accounts = new AccountService({ store: new PostgresEventStore(proxied), snapshots: new AccountSnapshotStore(proxied.kysely), clock: systemClock });
+    database = await openProxiedDatabase('settle_outage');
+    direct = database.direct;
+    accounts = new AccountService({ store: new PostgresEventStore(database.proxied), snapshots: new AccountSnapshotStore(database.proxied.kysely), clock: systemClock });
     model = (await loadCatalogFile(TEST_CATALOG)).models.get('openai/gpt-4o-mini')!;
   });
   after(async () => {
-    await proxied?.close();
-    await direct?.close();
-    await proxy?.close();
-    await scratch?.drop();
+    await database?.dispose();
   });
 
   /** A reservation of 61,650 n$ on a fresh organization with 1 USD. */
@@ -77,11 +61,11 @@ describe('settle step while the event store is away (real Postgres behind a prox
   it('waits out a short outage and settles once the store is back', async () => {
     const reservation = await reserved('org_outage');
     lines.length = 0;
-    await proxy.close();
+    await database.cut();
     const closing = closeReservation(accounts, model, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
     // longer than three quick attempts (100 + 200 + 400 ms of backoff): only the outage rule keeps it trying
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432), port);
+    await database.restore();
     expect(await closing).to.equal(6_000n);
     expect(await fromTheLog('org_outage')).to.deep.equal({ balance: 999_994_000n, reserved: 0n, available: 999_994_000n });
     expect(lines.filter((line) => line.msg.includes('could not close'))).to.deep.equal([]);
