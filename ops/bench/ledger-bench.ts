@@ -52,14 +52,14 @@ await withBenchDatabase('ledger', async (url) => {
       let pairs = 0;
       let sequence = 0;
       const windows: number[] = [];
-      const sampler = setInterval(() => windows.push(pairs - windows.reduce((sum, count) => sum + count, 0)), 5_000);
-      const deadline = Date.now() + SECONDS * 1000;
-      const started = performance.now();
-      const cpuBefore = process.cpuUsage();
       // every connection of the pool open, so that the backends read now are all that will serve the load
       await Promise.all(Array.from({ length: POOL_SIZE }, () => sql`select pg_sleep(0.05)`.execute(database.kysely)));
       const backends = await postgresBackendPids(ADMIN_POSTGRES_URL, [url]);
       const postgresBefore = cpuSecondsOf(backends);
+      const cpuBefore = process.cpuUsage();
+      const sampler = setInterval(() => windows.push(pairs - windows.reduce((sum, count) => sum + count, 0)), 5_000);
+      const deadline = Date.now() + SECONDS * 1000;
+      const started = performance.now();
       await Promise.all(
         Array.from({ length: IN_FLIGHT }, async (_, lane) => {
           while (Date.now() < deadline) {

@@ -92,8 +92,9 @@ function closedLoopErrorKinds(results: readonly autocannon.Result[]): Record<str
 /** Throughput, CPU a request and appends under the closed-loop load, after a warm-up of `warmUpSeconds` a process. */
 export async function underLoad(target: Target, settings: MeasureSettings, warmUpSeconds: number) {
   // Warm-up (JIT, modules loaded on first use, pools, caches): the same seconds of load for every server of
-  // the target (each origin is one process). With 2 s for the whole target, each of two instances got half the warm-up of one, and the
-  // first target measured on them paid the rest (about 60 µs a request more than a second measurement).
+  // the target (each origin is one process). With 2 s for the whole target, each of two instances got half
+  // the warm-up of one, and the first target measured on them paid the rest (about 60 µs a request more than
+  // a second measurement).
   await closedLoop(target, settings, warmUpSeconds * new Set(target.entries.map((entry) => entry.origin)).size);
   const before = await cpuReading(target, settings);
   const appendsBefore = await appendsOf(target);

@@ -105,7 +105,8 @@ try {
       ledgers.push({ name: 'production', url: production.url });
       if (ONLY.has('many-organizations')) {
         // The same process, the load spread over many organizations (one key and connection each): their
-        // accounts' appends share writes (group commit across accounts), where one organization's batch alone.
+        // accounts' batches share writes (group commit across accounts), where one organization has one
+        // batch in flight at a time.
         const keys = [];
         for (let index = 0; index < MANY_ORGANIZATIONS; index++) keys.push(await createBenchKey(production.url, ADMIN_TOKEN));
         targets.push({

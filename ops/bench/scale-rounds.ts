@@ -1,9 +1,9 @@
 /**
  * The scale-out ratios again, in rounds that alternate the targets: one instance, two instances on one
  * organization and, as the control, two instances with one organization each, each round measured back to
- * back. One measurement of each target, taken a minute apart, moved by ±15 % on this 2-core machine as the
- * load of the rest of the machine changed; a ratio of two measurements taken side by side, and the median
- * over the rounds, do not. The order is reversed every other round so that a drift within a round
+ * back. One instance's CPU a request moved by up to 40 % between two measurements a minute apart on this
+ * 2-core machine, as the rest of the machine changed; one pair of measurements cannot separate that from
+ * what a second instance costs, the median of ratios taken side by side can. The order is reversed every other round so that a drift within a round
  * favours neither target. Throughput and CPU only (no paced load).
  */
 import { underLoad, type MeasureSettings, type Target } from './measure.js';
@@ -46,7 +46,7 @@ export async function measureScaleRounds(
 
 const ratio = (value: number | undefined, of: number | undefined) => (value === undefined || !of ? undefined : value / of);
 
-export function median(values: readonly number[]): number | undefined {
+function median(values: readonly number[]): number | undefined {
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

@@ -89,8 +89,8 @@ for (const kind of DATABASE_KINDS) {
       const from = await store.headPosition();
       const seen: RecordedEvent[] = [];
       const subscription = store.subscribe({ from }, (recorded) => void seen.push(recorded));
-      // Each writer appends to its streams with 'any' (always accepted), in its own order of the streams, so
-      // that two writers lock overlapping streams in opposite orders if the store did not sort the locks.
+      // Each writer appends to its streams with 'any' (always accepted), half of them in the opposite order of
+      // the streams: a store that took each stream's lock as its entry came would deadlock here.
       const writers = Array.from({ length: 24 }, (_, writer) => async () => {
         for (let round = 0; round < 5; round++) {
           const order = writer % 2 === 0 ? streams : [...streams].reverse();
