@@ -260,9 +260,10 @@ describe('account service appends on Postgres', function () {
     const outcomes = await Promise.all(orgs.map((orgId, index) => accounts.execute(orgId, credit(String(index + 1)), `admin:ops-${index}`)));
     expect(outcomes.map((outcome) => outcome.balance)).to.deep.equal(orgs.map((_, index) => BigInt(index + 1) * 1_000_000_000n));
     const groups = store.groupWrites.slice(writesBefore);
-    expect(groups.reduce((sum, size) => sum + size, 0), 'every append went out in a group write').to.equal(30);
-    // at most 4 writes in flight at once: the first turn's appends go out together
-    expect(groups.length, `writes: ${groups.join(', ')}`).to.be.at.most(4);
+    // the first append finds no write in flight and goes out at once, alone; the 29 that come while it is
+    // in flight go out together
+    expect(groups.reduce((sum, size) => sum + size, 0), 'appends in group writes').to.equal(29);
+    expect(groups.length, `writes: ${groups.join(', ')}`).to.be.at.most(2);
     // each stream holds its own credit, read back from the log
     for (const [index, orgId] of orgs.entries()) {
       const events = await plainStore.readStream(`account-${orgId}`);
@@ -273,11 +274,18 @@ describe('account service appends on Postgres', function () {
 
   it('a conflict in a group write costs only that account a second attempt', async () => {
     const accounts = service();
-    await Promise.all(['org_group_a', 'org_group_b'].map((orgId) => accounts.balance(orgId)));
+    await Promise.all(['org_group_a', 'org_group_b', 'org_group_c'].map((orgId) => accounts.balance(orgId)));
     // another instance tops up org_group_b behind this one's back: this instance's revision is now stale
     const rival = new AccountService({ store: plainStore, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock });
     await rival.execute('org_group_b', credit('5'), 'admin:rival');
+    // a third account's append held in flight, so that the next two wait for company and go out together
+    const held = new Gate();
+    store.holdNextAppend = held;
+    const third = accounts.execute('org_group_c', credit('3'), 'admin:ops-c');
+    await held.reached;
     const [a, b] = await Promise.all([accounts.execute('org_group_a', credit('1'), 'admin:ops-a'), accounts.execute('org_group_b', credit('2'), 'admin:ops-b')]);
+    held.open();
+    expect((await third).balance).to.equal(3_000_000_000n);
     // org_group_a: 1 USD; org_group_b: the rival's 5 + 2 = 7 USD, decided again on the stream's tail
     expect(a.balance).to.equal(1_000_000_000n);
     expect(b.balance).to.equal(7_000_000_000n);

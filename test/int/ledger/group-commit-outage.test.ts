@@ -42,7 +42,8 @@ describe('group commit across accounts while the event store is away (real Postg
     await database.cut();
     const failed = await Promise.allSettled(orgs.map((orgId) => accounts.execute(orgId, { type: 'AddCredits', amount: parseUsd('5') }, `admin:down-${orgId}`)));
     expect(failed.map((outcome) => outcome.status)).to.deep.equal(['rejected', 'rejected', 'rejected']);
-    expect(store.groupWrites, 'the three went out in one group write').to.equal(1);
+    // the first found no write in flight and went out alone; the two that came meanwhile, in one group write
+    expect(store.groupWrites, 'group writes').to.equal(1);
 
     await database.restore();
     const outcomes = await Promise.all(orgs.map((orgId) => accounts.execute(orgId, { type: 'AddCredits', amount: parseUsd('2') }, `admin:up-${orgId}`)));
