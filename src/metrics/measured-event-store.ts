@@ -54,7 +54,7 @@ export class MeasuredEventStore implements EventStore {
           const settled = await appendMany(appends);
           observe((index) => {
             const entry = settled[index]!;
-            return 'result' in entry ? 'ok' : entry.error instanceof WrongExpectedRevisionError ? 'conflict' : 'error';
+            return 'result' in entry ? 'ok' : failureOutcome(entry.error);
           });
           return settled;
         } catch (error) {
@@ -76,7 +76,7 @@ export class MeasuredEventStore implements EventStore {
       this.observer.observeAppend('ok', (performance.now() - started) / 1000, events.length);
       return result;
     } catch (error) {
-      this.observer.observeAppend(error instanceof WrongExpectedRevisionError ? 'conflict' : 'error', (performance.now() - started) / 1000, events.length);
+      this.observer.observeAppend(failureOutcome(error), (performance.now() - started) / 1000, events.length);
       throw error;
     }
   }
@@ -108,4 +108,9 @@ export class MeasuredEventStore implements EventStore {
   close(): Promise<void> {
     return this.inner.close();
   }
+}
+
+/** A refused expected revision is a conflict (another writer was first); anything else is an error. */
+function failureOutcome(error: unknown): AppendOutcome {
+  return error instanceof WrongExpectedRevisionError ? 'conflict' : 'error';
 }

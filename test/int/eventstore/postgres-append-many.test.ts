@@ -3,7 +3,10 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../src/db/database.js';
 import { InvalidEventError } from '../../../src/eventstore/event-envelope.js';
 import { WrongExpectedRevisionError, type AppendSettled, type RecordedEvent } from '../../../src/eventstore/event-store.js';
+import { appendsToManyStreams } from '../../../src/eventstore/append-coalescer.js';
 import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store.js';
+import type { AppendOutcome } from '../../../src/metrics/gateway-metrics.js';
+import { MeasuredEventStore } from '../../../src/metrics/measured-event-store.js';
 import { decodePostgresPosition } from '../../../src/eventstore/postgres/postgres-position.js';
 import { DATABASE_KINDS, openMigratedDatabase } from '../../support/databases.js';
 
@@ -57,6 +60,25 @@ for (const kind of DATABASE_KINDS) {
       // one commit: both written entries carry the same transaction id
       const transactions = [settled[0]!, settled[1]!].map((entry) => decodePostgresPosition(resultOf(entry).position).transactionId);
       expect(transactions[0]).to.equal(transactions[1]);
+    });
+
+    it('through the measured store the gateway builds, keeps the group write and counts each entry as an append of its own', async () => {
+      const observed: Array<{ outcome: AppendOutcome; events: number }> = [];
+      const measured = new MeasuredEventStore(store, { observeAppend: (outcome, _seconds, events) => observed.push({ outcome, events }) });
+      // without appendMany on the measured store, the account service would append each account alone
+      if (!appendsToManyStreams(measured)) expect.fail('the measured store hides the adapter\'s appendMany');
+      const [a, b] = [`note-${randomUUID()}`, `note-${randomUUID()}`];
+      await store.append(b, [event(0)], { expectedRevision: 'no_stream' });
+      const settled = await measured.appendMany([
+        { streamId: a, events: [event(1), event(2)], expectedRevision: 'no_stream' },
+        // b exists: expecting no stream is a conflict
+        { streamId: b, events: [event(3)], expectedRevision: 'no_stream' },
+      ]);
+      expect(settled.map((entry) => ('result' in entry ? 'result' : 'error'))).to.deep.equal(['result', 'error']);
+      expect(observed).to.deep.equal([
+        { outcome: 'ok', events: 2 },
+        { outcome: 'conflict', events: 1 },
+      ]);
     });
 
     it('answers a retry of the same entries as the first time, writing nothing', async () => {
