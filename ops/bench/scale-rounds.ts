@@ -3,8 +3,9 @@
  * organization and, as the control, two instances with one organization each, each round measured back to
  * back. One instance's CPU a request moved by up to 40 % between two measurements a minute apart on this
  * 2-core machine, as the rest of the machine changed; one pair of measurements cannot separate that from
- * what a second instance costs, the median of ratios taken side by side can. The order is reversed every other round so that a drift within a round
- * favours neither target. Throughput and CPU only (no paced load).
+ * what a second instance costs, the median of ratios taken side by side can. The order is reversed every
+ * other round so that a drift within a round favours neither target. Throughput and CPU only (no paced
+ * load).
  */
 import { underLoad, type MeasureSettings, type Target } from './measure.js';
 
