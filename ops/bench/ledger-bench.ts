@@ -10,8 +10,9 @@
  * Targets on the 2-core machine: ≥ 5,000 pairs/s for one hot organization; load < 200 ms.
  *
  * Env: BENCH_SECONDS (20), BENCH_IN_FLIGHT (256), BENCH_HISTORY (1,000,000 events), BENCH_ORGS (the
- * organization counts of step 1, comma-separated; default "1,100": 1 and 100), BENCH_GROUP_COMMIT=off (the account service appends each
- * account's batch on its own, as before the group commit across streams; for a comparison in one run).
+ * organization counts of step 1, comma-separated; default "1,100": 1 and 100), BENCH_GROUP_COMMIT=off
+ * (the account service appends each account's batch on its own, as before the group commit across
+ * streams; for a comparison in one run).
  */
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
