@@ -64,3 +64,12 @@ export function createUsage(fields: UsageFields = {}): Usage {
   // Every key set above is a field of UsageFields with its own type.
   return usage as unknown as Usage;
 }
+
+/**
+ * The tokens of a usage that count against a key's tokens per minute: the input and the output (cached
+ * and reasoning tokens are parts of those). The same count admits a request on its worst case and
+ * corrects it to what it used.
+ */
+export function rateLimitedTokens(usage: Usage): number {
+  return (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+}

@@ -1,24 +1,19 @@
-import { CostAccumulator, type Nanodollars } from '../billing/money.js';
 import { withTokenizerMargin } from '../billing/reserve-margin.js';
 import { countTokens } from '../billing/token-count.js';
 import type { CatalogModel } from './catalog.js';
 
 /**
- * How much to reserve before a text request runs (spec 8, DESIGN.md section 6):
- * input cost (an upper bound of the input tokens) + output cap × output price, where the cap is the
- * request's own (`max_tokens`, `max_completion_tokens`, `max_output_tokens`) or, when it sets none, the
- * model's response ceiling. A cap above the ceiling reserves the ceiling: the model cannot answer more.
+ * The most output one answer (one choice) of a text request can have (spec 8, DESIGN.md section 6): the
+ * request's own cap (`max_tokens`, `max_completion_tokens`, `max_output_tokens`) or, when it sets none, the
+ * model's response ceiling. A cap above the ceiling counts the ceiling: the model cannot answer more.
  */
-export function textReserve(model: CatalogModel, inputTokens: number, requestedOutputCap: number | undefined): Nanodollars {
-  return new CostAccumulator()
-    .addPerMillion(inputTokens, model.pricing.inputPerMillion ?? 0n)
-    .addPerMillion(outputCap(model, requestedOutputCap), model.pricing.outputPerMillion ?? 0n)
-    .total();
-}
-
-/** The most output a request can get: its own cap, never above the model's response ceiling. */
 export function outputCap(model: CatalogModel, requestedOutputCap: number | undefined): number {
   return Math.min(requestedOutputCap ?? model.maxOutputTokens, model.maxOutputTokens);
+}
+
+/** An upper bound of the tokens a provider counts in a prompt: the gateway's count with the tokenizer margin. */
+export function promptTokensBound(text: string): number {
+  return withTokenizerMargin(countTokens(text));
 }
 
 // Tokenizers differ between vendors, so the count gets the tokenizer margin (billing/reserve-margin.ts)

@@ -1,5 +1,4 @@
 import type { ModelCategory } from '../billing/categories.js';
-import type { Nanodollars } from '../billing/money.js';
 import type { Usage } from '../billing/usage.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ErrorStyle } from '../errors/render-error.js';
@@ -43,8 +42,11 @@ export interface EndpointSpec<Request extends EndpointRequest = EndpointRequest,
   readonly piiMasking: 'text' | 'unsupported';
   /** The body as read → the typed request; throws `GatewayError` (400s) for a bad one. */
   parse(body: RequestBodies[Kind]): Request;
-  /** The reserve (the largest possible cost) and the tokens counted against the key's per-minute limit. */
-  estimate(request: Request, model: CatalogModel, body: RequestBodies[Kind]): ReserveEstimate;
+  /**
+   * The usage of the largest answer the request allows, and the tokens counted against the key's per-minute
+   * limit. Asynchronous where the estimate reads the upload (a transcription's audio header).
+   */
+  estimate(request: Request, model: CatalogModel, body: RequestBodies[Kind]): ReserveEstimate | Promise<ReserveEstimate>;
   /** Appended to a 402's message (a smaller output cap lowers the reserve); none where the spec fixes the text. */
   readonly capHint?: string;
   /** Sends the request to the model's provider. */
@@ -60,12 +62,17 @@ export interface EndpointRequest {
   readonly model: string;
 }
 
+/**
+ * What a request can use at most, said before it runs. The endpoint gives the usage of the largest answer
+ * the request allows, every multiplier counted (`n` choices, images, inputs, the audio's duration); the
+ * pipeline prices it with the one function that prices a settlement (catalog/pricing.ts), so a reserve and
+ * a charge can never follow different rules.
+ */
 export interface ReserveEstimate {
-  readonly amount: Nanodollars;
+  /** The largest usage: its `inputTokens` is also what is charged for the input when the provider reports none. */
+  readonly worstCase: Usage;
   /** Counted against the key's tokens per minute when the request is admitted. */
   readonly rateLimitTokens: number;
-  /** An upper bound of the input tokens: what is charged for the input when the provider reports none. */
-  readonly inputTokens: number;
 }
 
 /** One request from the reserve on: what the endpoint's call and answer see. */

@@ -4,6 +4,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { AccountEvent, ReleaseReason, SpendOwner } from './account-events.js';
 import { availableOf, counterAt, type AccountState } from './account-state.js';
 import type { PeriodKind } from './spend-periods.js';
+import { spendScope } from './spend-scopes.js';
 
 /**
  * The account decider: pure `decideAccount(state, command, now) → events | rejection`.
@@ -133,12 +134,12 @@ function reserveRefusal(state: AccountState, command: ReserveCommand, now: Date)
   }
   const { owner, limits, category, model } = command;
   const checks: Array<[SpendLimits | undefined, string, (period: string) => GatewayError]> = [
-    [limits.keyByModel, `key:${owner.keyId}:model:${model}`, (period) => keyLimit(period, ` for model ${model}`)],
-    [limits.keyByType, `key:${owner.keyId}:type:${category}`, (period) => keyLimit(period, ` for ${category} generation`)],
-    [limits.key, `key:${owner.keyId}`, (period) => keyLimit(period, '')],
-    [owner.employeeId ? limits.employee : undefined, `employee:${owner.employeeId}`, (period) => spendLimit('employee', period)],
-    [owner.teamId ? limits.team : undefined, `team:${owner.teamId}`, (period) => spendLimit('team', period)],
-    [limits.organization, 'organization', (period) => spendLimit('organization', period)],
+    [limits.keyByModel, spendScope.keyByModel(owner.keyId, model), (period) => keyLimit(period, ` for model ${model}`)],
+    [limits.keyByType, spendScope.keyByType(owner.keyId, category), (period) => keyLimit(period, ` for ${category} generation`)],
+    [limits.key, spendScope.key(owner.keyId), (period) => keyLimit(period, '')],
+    [owner.employeeId ? limits.employee : undefined, spendScope.employee(owner.employeeId ?? ''), (period) => spendLimit('employee', period)],
+    [owner.teamId ? limits.team : undefined, spendScope.team(owner.teamId ?? ''), (period) => spendLimit('team', period)],
+    [limits.organization, spendScope.organization, (period) => spendLimit('organization', period)],
   ];
   for (const [limit, scope, refusal] of checks) {
     if (!limit) continue;

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { emptyAccountState, spendScopes, type AccountState, type OpenReservation, type PeriodCounter } from './account-state.js';
+import { emptyAccountState, type AccountState, type OpenReservation, type PeriodCounter } from './account-state.js';
+import { spendScopes } from './spend-scopes.js';
 
 /**
  * Snapshots of account states, so that loading an account reads one row and the stream's tail instead

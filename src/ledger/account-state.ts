@@ -1,6 +1,7 @@
 import type { ModelCategory } from '../billing/categories.js';
 import type { AccountEvent, SpendOwner } from './account-events.js';
 import { periodsOf } from './spend-periods.js';
+import { spendScopes } from './spend-scopes.js';
 
 /**
  * What the reserve decision needs to know about one organization's account, folded from its stream:
@@ -61,14 +62,6 @@ export function emptyAccountState(): AccountState {
 /** credits − settled; overruns can take it below zero, reserves never do. */
 export const balanceOf = (state: AccountState) => state.credits - state.settled;
 export const availableOf = (state: AccountState) => balanceOf(state) - state.reserved;
-
-/** The counter scopes a request's spend counts against. */
-export function spendScopes(owner: SpendOwner, category: ModelCategory, model: string): string[] {
-  const scopes = [`key:${owner.keyId}`, `key:${owner.keyId}:type:${category}`, `key:${owner.keyId}:model:${model}`, 'organization'];
-  if (owner.employeeId) scopes.push(`employee:${owner.employeeId}`);
-  if (owner.teamId) scopes.push(`team:${owner.teamId}`);
-  return scopes;
-}
 
 export function applyAccountEvent(state: AccountState, event: AccountEvent, occurredAt: string): AccountState {
   switch (event.type) {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CatalogModel } from '../catalog/catalog.js';
+import { costOfUsage } from '../catalog/pricing.js';
 import type { BodyKind, EndpointRequest, EndpointSpec, RequestBodies } from '../endpoints/endpoint-spec.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { authenticate, keyAllowsModel, type Caller } from './authenticate.js';
@@ -84,7 +85,7 @@ async function runWithBody<Parsed extends EndpointRequest, Kind extends BodyKind
   const model = resolveModel(spec, request, caller, deps);
   record.model = model.id;
   record.provider = model.provider.name;
-  const estimate = spec.estimate(request, model, body);
+  const estimate = await spec.estimate(request, model, body);
 
   const admission = await deps.rateLimiter.admit(caller.key.keyId, context.requestId, estimate.rateLimitTokens, {
     requestsPerMinute: caller.key.rpm,
@@ -99,7 +100,7 @@ async function runWithBody<Parsed extends EndpointRequest, Kind extends BodyKind
     requestId: context.requestId,
     caller,
     model,
-    amount: estimate.amount,
+    amount: costOfUsage(model, estimate.worstCase),
     capHint: spec.capHint,
   }).catch((error: unknown) => {
     // Refused before the provider was called: nothing was used, so the admission is given back (a 402

@@ -3,7 +3,7 @@ import type { CatalogModel } from '../catalog/catalog.js';
 import type { BodyKind, EndpointRequest, EndpointSpec, Exchange, RequestBodies, ReserveEstimate } from '../endpoints/endpoint-spec.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isJsonObject, type JsonObject } from '../formats/json-value.js';
-import { createUsage, type Usage } from '../billing/usage.js';
+import { createUsage, rateLimitedTokens } from '../billing/usage.js';
 import type { ProviderBodyResponse } from '../providers/provider-client.js';
 import { KEY_REVOKED } from './in-flight-requests.js';
 import { failureOfError, failureOfStatus, failureOfStream } from './provider-failure-kind.js';
@@ -97,7 +97,7 @@ export async function runExchange<Parsed extends EndpointRequest, Kind extends B
   }
   const cost = await closeReservation(deps.accounts, model, reservation, outcome.closing, deps.logger);
   Object.assign(record, { closing: outcome.closing, cost, providerMs: providerClock.elapsedMs() });
-  correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, outcome.closing.kind === 'release' ? 0 : tokensOf(outcome.closing.usage));
+  correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, outcome.closing.kind === 'release' ? 0 : rateLimitedTokens(outcome.closing.usage));
   if (outcome.error !== undefined) throw outcome.error;
 }
 
@@ -142,10 +142,6 @@ function failed(error: unknown, signal: AbortSignal): Outcome {
   // the client has left: there is nobody to answer, and its leaving is not a fault of the gateway's
   if (signal.aborted) return { closing: { kind: 'release', reason: 'cancelled' } };
   return { closing: { kind: 'release', reason: 'provider_error' }, error };
-}
-
-function tokensOf(usage: Usage): number {
-  return (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
 }
 
 function parseProviderJson(body: Buffer): JsonObject {

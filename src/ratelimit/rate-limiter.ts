@@ -3,9 +3,10 @@
  * window of the last 60 seconds: the 120th request in any minute passes, the 121st is refused, and
  * `retryAfterMs` is the honest wait until enough of the window has expired (peer-pitfalls, rate limits).
  *
- * Tokens are counted when a request is admitted (its estimated input, plus its output cap when the
- * client set one), so a burst of concurrent requests cannot overshoot the limit; when the request ends,
- * `settle` replaces the estimate by what it really used.
+ * Tokens are counted when a request is admitted, at the worst case its reserve is priced on: the estimated
+ * input plus the output cap of every answer it asked for, the model's response ceiling when the client set
+ * no cap. So a burst of concurrent requests cannot overshoot the limit, with or without `max_tokens`; when
+ * the request ends, `settle` replaces the estimate by what it really used.
  */
 export interface RateLimits {
   readonly requestsPerMinute: number;

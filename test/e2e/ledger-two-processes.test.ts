@@ -3,7 +3,6 @@ import OpenAI from 'openai';
 import { loadCatalogFile } from '../../src/catalog/load-catalog.js';
 import type { CatalogModel } from '../../src/catalog/catalog.js';
 import { costOfUsage } from '../../src/catalog/pricing.js';
-import { estimateInputTokens, textReserve } from '../../src/catalog/reserve-estimate.js';
 import { openPostgres, type Database } from '../../src/db/database.js';
 import { PostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
 import { decodeAccountEvent } from '../../src/ledger/account-event-catalogue.js';
@@ -74,8 +73,9 @@ for (const setup of SETUPS) {
       database = await openPostgres({ url: scratch.url, poolSize: 4 });
       store = new PostgresEventStore(database);
       model = (await loadCatalogFile(TEST_CATALOG)).models.get(MODEL_ID)!;
-      // the reserve the gateway computes for BODY (src/pipeline/text-endpoint.ts), from the catalog's prices
-      reserve = textReserve(model, estimateInputTokens(BODY), BODY.max_tokens);
+      // BODY's reserve: the strings "user" (1 o200k token) and "Say hello in one short sentence." (7) = 8,
+      // × 5/4 = 10; two objects × 4 = 8; input 18 tokens. 18 × 150 + 1,000 × 600 = 2,700 + 600,000 n$.
+      reserve = 602_700n;
     });
 
     after(async () => {

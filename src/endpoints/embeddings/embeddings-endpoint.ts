@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { CostAccumulator } from '../../billing/money.js';
 import { withTokenizerMargin } from '../../billing/reserve-margin.js';
 import { countTokens } from '../../billing/token-count.js';
-import { createUsage } from '../../billing/usage.js';
+import { createUsage, rateLimitedTokens } from '../../billing/usage.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { parseClientBody } from '../../formats/canonical/schema-validation.js';
 import type { JsonObject } from '../../formats/json-value.js';
@@ -48,16 +47,16 @@ export const embeddingsEndpoint: EndpointSpec<EmbeddingsRequest> = {
     }
     return { model: request.model, inputs, encoding: request.encoding_format ?? 'float' };
   },
-  estimate: (request, model) => {
-    // Text is counted with the tokenizer and its margin; token arrays are exact.
+  estimate: (request) => {
+    // Every input is embedded and billed: text counted with the tokenizer and its margin, token arrays exact.
     let text = 0;
     let tokens = 0;
     for (const input of request.inputs) {
       if (typeof input === 'string') text += countTokens(input);
       else tokens += input.length;
     }
-    const inputTokens = withTokenizerMargin(text) + tokens;
-    return { amount: new CostAccumulator().addPerMillion(inputTokens, model.pricing.inputPerMillion ?? 0n).total(), rateLimitTokens: inputTokens, inputTokens };
+    const worstCase = createUsage({ inputTokens: withTokenizerMargin(text) + tokens });
+    return { worstCase, rateLimitTokens: rateLimitedTokens(worstCase) };
   },
   call: (exchange) => {
     const { model } = exchange;
@@ -68,7 +67,7 @@ export const embeddingsEndpoint: EndpointSpec<EmbeddingsRequest> = {
   answer: (exchange, answer) => {
     const reported = providerAdapter(exchange.model.provider.kind).sideUsage.embeddings(answer);
     const body: JsonObject = { ...answer, model: exchange.model.id, data: convertEmbeddings(answer.data, exchange.request.encoding) };
-    return { body, usage: reported ?? createUsage({ inputTokens: exchange.estimate.inputTokens, counted: true }) };
+    return { body, usage: reported ?? createUsage({ inputTokens: exchange.estimate.worstCase.inputTokens, counted: true }) };
   },
 };
 

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { CostAccumulator } from '../../billing/money.js';
-import { withTokenizerMargin } from '../../billing/reserve-margin.js';
-import { countTokens } from '../../billing/token-count.js';
-import { createUsage } from '../../billing/usage.js';
+import { createUsage, rateLimitedTokens } from '../../billing/usage.js';
+import { promptTokensBound } from '../../catalog/reserve-estimate.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { parseClientBody } from '../../formats/canonical/schema-validation.js';
 import { providerAdapter } from '../../providers/provider-registry.js';
@@ -50,14 +48,10 @@ export const imagesEndpoint: EndpointSpec<ImagesRequest> = {
     const request = parseClientBody(imagesRequestSchema, body);
     return { model: request.model, prompt: request.prompt, count };
   },
-  estimate: (request, model) => {
-    // n images at the per-image price, plus the prompt at the input price where the model has one.
-    const inputTokens = withTokenizerMargin(countTokens(request.prompt));
-    const amount = new CostAccumulator()
-      .addPerItem(request.count, model.pricing.perImage ?? 0n)
-      .addPerMillion(inputTokens, model.pricing.inputPerMillion ?? 0n)
-      .total();
-    return { amount, rateLimitTokens: inputTokens, inputTokens };
+  estimate: (request) => {
+    // all n images, and the prompt (priced where the model has an input price)
+    const worstCase = createUsage({ images: request.count, inputTokens: promptTokensBound(request.prompt) });
+    return { worstCase, rateLimitTokens: rateLimitedTokens(worstCase) };
   },
   call: (exchange) => {
     const { model } = exchange;

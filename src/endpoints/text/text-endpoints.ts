@@ -1,5 +1,5 @@
 import type { CatalogModel } from '../../catalog/catalog.js';
-import { estimateInputTokens, outputCap, textReserve } from '../../catalog/reserve-estimate.js';
+import { estimateInputTokens, outputCap } from '../../catalog/reserve-estimate.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { errorFromGatewayError } from '../../formats/canonical/canonical-error.js';
 import type { CanonicalRequest } from '../../formats/canonical/canonical-request.js';
@@ -9,8 +9,7 @@ import { formatCodecs } from '../../formats/format-codecs.js';
 import { isJsonObject, type JsonObject } from '../../formats/json-value.js';
 import { passThroughRequest, passThroughResponse } from '../../formats/pass-through.js';
 import { createClientStream, translateRequest, translateResponse } from '../../formats/translate.js';
-import { CostAccumulator } from '../../billing/money.js';
-import type { Usage } from '../../billing/usage.js';
+import { createUsage, rateLimitedTokens, type Usage } from '../../billing/usage.js';
 import { ProviderStreamError } from '../../providers/provider-stream-error.js';
 import type { ProviderEventStream } from '../../providers/provider-client.js';
 import { providerAdapter } from '../../providers/provider-registry.js';
@@ -44,13 +43,16 @@ function textEndpoint(format: FormatName, routes: readonly string[], capHint: st
     ...(capHint === undefined ? {} : { capHint }),
     parse: (body) => formatCodecs[format].parseRequest(body),
     estimate: (request, model, body) => {
-      const inputTokens = estimateInputTokens(body);
-      return {
-        amount: model.category === 'image' ? imageReserve(model) : textReserve(model, inputTokens, request.maxOutputTokens),
-        // the same output cap as the reserve: a client's 128,000 on a 16,384-token model counts 16,384
-        rateLimitTokens: inputTokens + outputCap(model, request.maxOutputTokens),
-        inputTokens,
-      };
+      const answers = answersAsked(format, model, body);
+      // Every answer may reach the cap (a client's 128,000 on a 16,384-token model counts 16,384); the input
+      // is billed once. An image model's answer is reserved one image each (spec 2.1: `message.images`).
+      const worstCase = createUsage({
+        inputTokens: estimateInputTokens(body),
+        outputTokens: outputCap(model, request.maxOutputTokens) * answers,
+        ...(model.category === 'image' ? { images: answers } : {}),
+      });
+      // the key's tokens per minute count the same worst case, cap included when the client set none
+      return { worstCase, rateLimitTokens: rateLimitedTokens(worstCase) };
     },
     call: (exchange) => {
       const { model, request, body } = exchange;
@@ -76,6 +78,16 @@ function textEndpoint(format: FormatName, routes: readonly string[], capHint: st
   };
 }
 
+/**
+ * How many answers the provider may give: chat's `n` (1–128, checked by the chat schema), when the body
+ * reaches the provider as sent. A translated request carries no `n` (no other format has it, so the
+ * provider answers once), and a model whose catalog entry drops `n` answers once too.
+ */
+function answersAsked(format: FormatName, model: CatalogModel, body: JsonObject): number {
+  if (format !== 'chat' || providerFormat(format, model) !== 'chat' || model.dropParams.includes('n')) return 1;
+  return typeof body.n === 'number' ? body.n : 1;
+}
+
 /** The client's format when the provider speaks it (pass-through), else the provider's first. */
 function providerFormat(format: FormatName, model: CatalogModel): FormatName {
   return model.provider.formats.includes(format) ? format : model.provider.formats[0]!;
@@ -96,7 +108,7 @@ function jsonAnswer(format: FormatName, exchange: TextExchange, answer: JsonObje
   let reported;
   if (upstreamFormat === format) ({ body, usage: reported } = passThroughResponse(format, answer, identity));
   else ({ body, response: { usage: reported } } = translateResponse(answer, upstreamFormat, format, identity));
-  const usage: Usage = reported ?? countedResponseUsage(exchange.estimate.inputTokens, answer);
+  const usage: Usage = reported ?? countedResponseUsage(inputTokensOf(exchange), answer);
   return { body, usage: model.category === 'image' ? { ...usage, images: imagesIn(answer) } : usage };
 }
 
@@ -104,8 +116,12 @@ async function streamAnswer(format: FormatName, exchange: TextExchange, events: 
   const { model, request } = exchange;
   const upstreamFormat = providerFormat(format, model);
   const identity = clientIdentity(format, exchange);
-  const stream = createClientStream(upstreamFormat, format, { ...identity, includeUsage: request.streamUsage, inputTokens: exchange.estimate.inputTokens });
-  const meter = new StreamUsageMeter(upstreamFormat, exchange.estimate.inputTokens, model.category === 'image');
+  const inputTokens = inputTokensOf(exchange);
+  const stream = createClientStream(upstreamFormat, format, { ...identity, includeUsage: request.streamUsage, inputTokens });
+  const meter = new StreamUsageMeter(upstreamFormat, inputTokens, {
+    countImages: model.category === 'image',
+    answers: answersAsked(format, model, exchange.body),
+  });
   reply.start();
   try {
     for await (const event of events) {
@@ -123,8 +139,9 @@ async function streamAnswer(format: FormatName, exchange: TextExchange, events: 
   return meter.settlement(stream);
 }
 
-function imageReserve(model: CatalogModel): bigint {
-  return new CostAccumulator().addPerItem(1, model.pricing.perImage ?? 0n).total();
+/** The reserve's upper bound of the input: what the input is charged when the provider reports none. */
+function inputTokensOf(exchange: TextExchange): number {
+  return exchange.estimate.worstCase.inputTokens ?? 0;
 }
 
 /** Images of an image model's chat answer (`choices[].message.images`). */

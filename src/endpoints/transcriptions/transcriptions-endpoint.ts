@@ -8,7 +8,7 @@ import { SPEECH_BODY_LIMIT } from '../body-limits.js';
 import type { EndpointSpec, ReserveEstimate } from '../endpoint-spec.js';
 import { encodeMultipart } from '../multipart/multipart-encoder.js';
 import { fieldValue, type UploadedFile } from '../multipart/multipart-upload.js';
-import { reservedAudioSeconds, speechReserve } from './speech-reserve.js';
+import { speechReserve } from './speech-reserve.js';
 import { isTranscriptFormat, renderTranscript, transcriptText, TRANSCRIPT_FORMATS, upstreamFormat, type TranscriptFormat } from './transcript-formats.js';
 
 /**
@@ -48,7 +48,7 @@ export const transcriptionsEndpoint: EndpointSpec<TranscriptionRequest, 'multipa
     if (fieldValue(upload, 'stream') === 'true') throw new GatewayError('invalid_request', 'streamed transcriptions are not supported', { param: 'stream' });
     return { model, format, prompt: fieldValue(upload, 'prompt'), file };
   },
-  estimate: (request, model) => speechReserve(model, request.file.size, request.prompt),
+  estimate: (request, model) => speechReserve(model, request.file, request.prompt),
   call: (exchange) => {
     const { model, request, body } = exchange;
     const path = providerAdapter(model.provider.kind).path('transcriptions');
@@ -86,7 +86,8 @@ export const transcriptionsEndpoint: EndpointSpec<TranscriptionRequest, 'multipa
  * the transcript's counted tokens.
  */
 function countedUsage(model: CatalogModel, request: TranscriptionRequest, estimate: ReserveEstimate, answer: JsonObject): Usage {
-  if (model.pricing.perAudioMinute !== undefined) return createUsage({ audioSeconds: reservedAudioSeconds(request.file.size), counted: true });
+  const { worstCase } = estimate;
+  if (model.pricing.perAudioMinute !== undefined) return createUsage({ audioSeconds: worstCase.audioSeconds, counted: true });
   const outputTokens = countTokens(transcriptText(answer));
-  return createUsage({ inputTokens: estimate.inputTokens, outputTokens, counted: true });
+  return createUsage({ inputTokens: worstCase.inputTokens, outputTokens, counted: true });
 }

@@ -97,6 +97,8 @@ export const chatRequestSchema = z.looseObject({
   messages: z.array(chatMessageSchema).min(1),
   max_completion_tokens: tokenCap,
   max_tokens: tokenCap,
+  // not canonical (no other format has it), but checked: the reserve counts `n` answers (wire-formats.md 1.1)
+  n: z.number().int().min(1).max(128).nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
   stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createUsage } from '../../../src/billing/usage.js';
 import { parseCatalog } from '../../../src/catalog/load-catalog.js';
 import { costOfUsage } from '../../../src/catalog/pricing.js';
-import { estimateInputTokens, outputCap, textReserve } from '../../../src/catalog/reserve-estimate.js';
+import { estimateInputTokens, outputCap } from '../../../src/catalog/reserve-estimate.js';
 
 /**
  * Pricing and reserve estimates at their edges: provider counts that do not add up (more cached tokens
@@ -91,10 +91,12 @@ describe('reserve estimate: the output cap', () => {
   });
 
   it('reserves input × input price + cap × output price, and input only on a model without an output price', () => {
+    const textReserve = (name: string, inputTokens: number, cap: number) =>
+      costOfUsage(model(name), createUsage({ inputTokens, outputTokens: outputCap(model(name), cap) }));
     // 10 × 3,000 + 1 × 15,000 = 45,000 n$
-    expect(textReserve(model('p/text'), 10, 1)).to.equal(45_000n);
+    expect(textReserve('p/text', 10, 1)).to.equal(45_000n);
     // 1,000 × 20 n$ = 20,000 n$; the cap adds nothing without an output price
-    expect(textReserve(model('p/embed'), 1000, 500)).to.equal(20_000n);
+    expect(textReserve('p/embed', 1000, 500)).to.equal(20_000n);
   });
 });
 

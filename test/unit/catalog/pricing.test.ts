@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parseCatalog } from '../../../src/catalog/load-catalog.js';
 import { costOfUsage } from '../../../src/catalog/pricing.js';
-import { estimateInputTokens, textReserve, TOKENS_PER_BINARY_PART } from '../../../src/catalog/reserve-estimate.js';
+import { estimateInputTokens, outputCap, TOKENS_PER_BINARY_PART } from '../../../src/catalog/reserve-estimate.js';
 import { parseUsd } from '../../../src/billing/money.js';
 import { createUsage } from '../../../src/billing/usage.js';
 
@@ -59,14 +59,18 @@ describe('pricing', () => {
 });
 
 describe('reserve estimate', () => {
+  // a text reserve is the price of its worst case: the input, and the output cap up to the ceiling
+  const textReserve = (name: string, inputTokens: number, cap: number | undefined) =>
+    costOfUsage(model(name), createUsage({ inputTokens, outputTokens: outputCap(model(name), cap) }));
+
   it('reserves input + the request cap × output price', () => {
-    expect(textReserve(model('p/text'), 100, 50)).to.equal(parseUsd('0.00105')); // 100×3 + 50×15
+    expect(textReserve('p/text', 100, 50)).to.equal(parseUsd('0.00105')); // 100×3 + 50×15
   });
 
   it('reserves the model ceiling when the request sets no cap, and never more than the ceiling', () => {
-    expect(textReserve(model('p/text'), 0, undefined)).to.equal(parseUsd('0.015')); // 1000 × 15
-    expect(textReserve(model('p/text'), 0, 5000)).to.equal(parseUsd('0.015'));
-    expect(textReserve(model('p/plain'), 0, undefined), 'default ceiling 128,000').to.equal(parseUsd('0.256'));
+    expect(textReserve('p/text', 0, undefined)).to.equal(parseUsd('0.015')); // 1000 × 15
+    expect(textReserve('p/text', 0, 5000)).to.equal(parseUsd('0.015'));
+    expect(textReserve('p/plain', 0, undefined), 'default ceiling 128,000').to.equal(parseUsd('0.256'));
   });
 
   it('counts text with a margin above the tokenizer, and never counts the model name', () => {
