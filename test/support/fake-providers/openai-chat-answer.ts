@@ -1,5 +1,5 @@
 import type { SseEvent } from '../../../src/formats/sse-event.js';
-import { arrayField, booleanField, recordOf, stringField } from './request-fields.js';
+import { arrayField, booleanField, numberField, recordOf, stringField } from './request-fields.js';
 import {
   TINY_PNG_BASE64,
   answerFinish,
@@ -33,6 +33,11 @@ function chatImages(answer: ScriptedAnswer, request: unknown): Array<Record<stri
   return images?.map((base64, index) => ({ type: 'image_url', image_url: { url: `data:image/png;base64,${base64}` }, index }));
 }
 
+/** Chat's `n`: as OpenAI does, that many choices, here each the same scripted answer (usage stays as scripted). */
+function choiceCount(request: unknown): number {
+  return numberField(request, 'n') ?? 1;
+}
+
 function callIds(answer: ScriptedAnswer): string[] {
   return (answer.toolCalls ?? []).map((call) => call.id ?? fakeId('call_'));
 }
@@ -61,7 +66,7 @@ export function chatCompletion(answer: ScriptedAnswer, request: unknown): Record
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: answer.model ?? stringField(request, 'model') ?? 'fake-model',
-    choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH[answerFinish(answer)] }],
+    choices: Array.from({ length: choiceCount(request) }, (_, index) => ({ index, message, logprobs: null, finish_reason: FINISH[answerFinish(answer)] })),
     ...(usage ? { usage: chatUsage(usage) } : {}),
     service_tier: 'default',
     system_fingerprint: 'fp_fake',
@@ -71,7 +76,8 @@ export function chatCompletion(answer: ScriptedAnswer, request: unknown): Record
 /**
  * The chunk sequence: role, reasoning, text, images, each tool call (id + name first, then argument
  * pieces), the finish chunk, then — only with `stream_options.include_usage` — the usage chunk with empty
- * `choices` (every other chunk then carries `usage: null`), then `[DONE]`.
+ * `choices` (every other chunk then carries `usage: null`), then `[DONE]`. With `n` > 1 every chunk comes
+ * once for each choice, interleaved (choice 0, 1, … of the first piece, then of the next), as OpenAI's do.
  */
 export function chatCompletionChunks(answer: ScriptedAnswer, request: unknown): SseEvent[] {
   const includeUsage = booleanField(recordOf(request)?.stream_options, 'include_usage');
@@ -82,24 +88,30 @@ export function chatCompletionChunks(answer: ScriptedAnswer, request: unknown): 
     model: answer.model ?? stringField(request, 'model') ?? 'fake-model',
     system_fingerprint: 'fp_fake',
   };
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): SseEvent => ({
-    data: JSON.stringify({
-      ...base,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-      ...(includeUsage ? { usage: null } : {}),
-    }),
-  });
-  const events: SseEvent[] = [chunk({ role: 'assistant', content: '', refusal: null })];
-  if (answer.reasoning !== undefined) for (const piece of splitText(answer.reasoning)) events.push(chunk({ reasoning: piece }));
-  for (const piece of splitText(answerText(answer), answer.deltas)) events.push(chunk({ content: piece }));
+  const choices = choiceCount(request);
+  const events: SseEvent[] = [];
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): void => {
+    for (let index = 0; index < choices; index++) {
+      events.push({
+        data: JSON.stringify({
+          ...base,
+          choices: [{ index, delta, logprobs: null, finish_reason: finishReason }],
+          ...(includeUsage ? { usage: null } : {}),
+        }),
+      });
+    }
+  };
+  chunk({ role: 'assistant', content: '', refusal: null });
+  if (answer.reasoning !== undefined) for (const piece of splitText(answer.reasoning)) chunk({ reasoning: piece });
+  for (const piece of splitText(answerText(answer), answer.deltas)) chunk({ content: piece });
   const images = chatImages(answer, request);
-  if (images) events.push(chunk({ images }));
+  if (images) chunk({ images });
   const ids = callIds(answer);
   (answer.toolCalls ?? []).forEach((call, index) => {
-    events.push(chunk({ tool_calls: [{ index, id: ids[index], type: 'function', function: { name: call.name, arguments: '' } }] }));
-    for (const piece of splitText(toolArguments(call), 3)) events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    chunk({ tool_calls: [{ index, id: ids[index], type: 'function', function: { name: call.name, arguments: '' } }] });
+    for (const piece of splitText(toolArguments(call), 3)) chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
   });
-  events.push(chunk({}, FINISH[answerFinish(answer)]));
+  chunk({}, FINISH[answerFinish(answer)]);
   const usage = answerUsage(answer);
   if (includeUsage && usage) events.push({ data: JSON.stringify({ ...base, choices: [], usage: chatUsage(usage) }) });
   events.push({ data: '[DONE]' });
