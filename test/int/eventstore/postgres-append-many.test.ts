@@ -62,6 +62,31 @@ for (const kind of DATABASE_KINDS) {
       expect(transactions[0]).to.equal(transactions[1]);
     });
 
+    it('answers every entry with its own outcome in the order given, whatever order the streams lock in (fails if answered in another order)', async () => {
+      // Eight streams given in descending name order; stream i already holds i + 1 events, so every entry's
+      // outcome is its own: a written entry answers its own next revision, a conflicting one its own actual
+      // revision. Answered in any other order (sorted by name or by lock key, say), some entry gets another's.
+      const run = randomUUID();
+      const streams = Array.from({ length: 8 }, (_, index) => `note-${run}-${String.fromCharCode(104 - index)}`); // …-h, …-g, … …-a
+      for (const [index, stream] of streams.entries()) await store.append(stream, Array.from({ length: index + 1 }, (_, n) => event(n)), { expectedRevision: 'no_stream' });
+      // even entries expect their stream's real revision (index) and append two events; odd ones expect one too few
+      const settled = await store.appendMany(
+        streams.map((streamId, index) => ({ streamId, events: [event(100 + index), event(200 + index)], expectedRevision: BigInt(index % 2 === 0 ? index : index - 1) })),
+      );
+      const outcomes = settled.map((entry) => {
+        if ('result' in entry) return `written, next ${entry.result.nextExpectedRevision}`;
+        const error = entry.error as WrongExpectedRevisionError;
+        return `conflict on ${error.streamId}, actual ${String(error.actual)}`;
+      });
+      expect(outcomes).to.deep.equal(
+        streams.map((stream, index) => (index % 2 === 0 ? `written, next ${index + 2}` : `conflict on ${stream}, actual ${index}`)),
+      );
+      for (const [index, stream] of streams.entries()) {
+        const written = index % 2 === 0 ? [100 + index, 200 + index] : [];
+        expect(await numbers(stream), stream).to.deep.equal([...Array.from({ length: index + 1 }, (_, n) => n), ...written]);
+      }
+    });
+
     it('through the measured store the gateway builds, keeps the group write and counts each entry as an append of its own', async () => {
       const observed: Array<{ outcome: AppendOutcome; events: number }> = [];
       const measured = new MeasuredEventStore(store, { observeAppend: (outcome, _seconds, events) => observed.push({ outcome, events }) });

@@ -292,4 +292,40 @@ describe('account service appends on Postgres', function () {
     expect(store.groupWrites).to.deep.equal([2]);
     expect(store.lockedBatches, 'the lost race is decided again under the stream lock').to.equal(1);
   });
+
+  it('in a group write each account learns its own outcome: a conflicted one is decided again, never told it committed (fails if entries are answered in another order)', async () => {
+    const accounts = service();
+    // six accounts, named so that the group's order (f … a) is neither their name order nor, for all of
+    // them, their lock order; another instance tops up b, d and f behind this one's back
+    const orgs = ['f', 'e', 'd', 'c', 'b', 'a'].map((letter) => `org_order_${letter}`);
+    await Promise.all(orgs.map((orgId) => accounts.balance(orgId)));
+    const rival = new AccountService({ store: plainStore, snapshots: new AccountSnapshotStore(database.kysely), clock: systemClock });
+    const contended = new Set(['org_order_f', 'org_order_d', 'org_order_b']);
+    for (const orgId of contended) await rival.execute(orgId, credit('5'), 'admin:rival');
+    // a seventh account's append held in flight, so that the six go out together in one group write
+    const held = new Gate();
+    store.holdNextAppend = held;
+    const seventh = accounts.execute('org_order_g', credit('1'), 'admin:ops-g');
+    await held.reached;
+    const outcomes = Promise.all(orgs.map((orgId, index) => accounts.execute(orgId, credit(String(index + 1)), `admin:ops-${orgId}`)));
+    await turns(2);
+    held.open();
+    await seventh;
+    // each account's own credit of index + 1 USD, on top of the rival's 5 USD where it had one
+    const expected = orgs.map((orgId, index) => BigInt(index + 1 + (contended.has(orgId) ? 5 : 0)) * 1_000_000_000n);
+    expect((await outcomes).map((outcome) => outcome.balance)).to.deep.equal(expected);
+    expect(store.groupWrites).to.deep.equal([6]);
+    expect(store.lockedBatches, 'the three that lost the race, decided again under the stream lock').to.equal(3);
+    // and the log says the same: every account's credit written once
+    for (const [index, orgId] of orgs.entries()) {
+      const amounts = (await plainStore.readStream(`account-${orgId}`)).map((event) => (event.data as { amount: string }).amount);
+      expect(amounts, orgId).to.deep.equal([...(contended.has(orgId) ? ['5000000000'] : []), String(BigInt(index + 1) * 1_000_000_000n)]);
+    }
+    // A second round: the three that lost a race take the stream lock for their next batches (until
+    // CONTENDED_BATCHES pass quietly); the other three go out optimistically and commit, which they could
+    // not with another account's revision in memory.
+    const lockedBefore = store.lockedBatches;
+    await Promise.all(orgs.map((orgId) => accounts.execute(orgId, credit('1'), `admin:again-${orgId}`)));
+    expect(store.lockedBatches - lockedBefore, 'no account was left with another\'s revision').to.equal(3);
+  });
 });
