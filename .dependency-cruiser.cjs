@@ -17,10 +17,14 @@ const LAYERS = [
   { main: '^src/main\\.ts$', 'admin cli': '^src/admin/cli\\.ts$', 'projections cli': '^projections/cli\\.ts$', 'audit cli': '^src/audit/cli\\.ts$' },
   // The stores and services every entry point opens (it names the readiness checks HTTP reports).
   { core: '^src/core\\.ts$' },
-  // The admin API: routes mounted next to the pipeline's; it reads bodies with the pipeline's helpers.
+  // The admin API: routes mounted next to the pipeline's; it reads bodies and replies with http's helpers.
   { admin: '^src/admin/' },
-  // metrics: the /metrics route and its request observer, mounted by main beside the http app's routes.
-  { http: '^src/http/', metrics: '^src/metrics/' },
+  // metrics: the /metrics route and its request observer (an observer of http's), mounted by main beside
+  // the http app's routes.
+  { metrics: '^src/metrics/' },
+  // http: the server's front door, the express app and its routes, and the HTTP helpers the admin API
+  // shares (request context, bodies, replies); it implements the pipeline's client connection.
+  { http: '^src/http/' },
   // The finance audit: replays the log (ledger, eventstore) and reads the read models to reconcile; only
   // the admin API, http and the entry points use it.
   { audit: '^src/audit/' },

@@ -28,9 +28,10 @@ import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { MeasuredEventStore } from './metrics/measured-event-store.js';
 import { metricsRoutes, requestMetrics } from './metrics/metrics-routes.js';
 import { InFlightRequests } from './pipeline/in-flight-requests.js';
-import { endpointHandlers, endpointRoutes } from './pipeline/endpoint-routes.js';
-import type { RequestObserver } from './pipeline/request-context.js';
-import { modelsRoute } from './pipeline/models-route.js';
+import { endpointHandlers } from './pipeline/endpoint-handlers.js';
+import { endpointRoutes } from './http/endpoint-routes.js';
+import type { RequestObserver } from './http/request-context.js';
+import { modelsRoute } from './http/models-route.js';
 import { UndiciProviderClient } from './providers/undici-provider-client.js';
 
 /**
@@ -114,7 +115,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       observers,
       routers: [
         metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger }),
-        endpointRoutes(endpoints),
+        endpointRoutes(endpoints, logger),
         modelsRoute(pipeline),
         adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely }),
         auditRoutes({ adminToken: admin.token, commands, clock, store, readModels: database.kysely }),

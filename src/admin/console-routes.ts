@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { consoleStatic, DEFAULT_CONSOLE_DIR } from '../http/console-static.js';
-import { parseJsonObject, readBody } from '../pipeline/request-body.js';
+import { parseJsonObject, readBody } from '../http/request-body.js';
 import { parseBody } from './admin-schemas.js';
 import {
   cookieValue,

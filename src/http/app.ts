@@ -2,7 +2,7 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import type { Logger } from '../logger.js';
 import { errorMiddleware, routeNotFound } from './error-middleware.js';
 import { healthRoutes, type ReadinessCheck } from './health-routes.js';
-import { newRequestContext, type RequestObserver } from '../pipeline/request-context.js';
+import { newRequestContext, type RequestObserver } from './request-context.js';
 import { watchRequests } from './request-watch.js';
 
 export interface AppDependencies {

@@ -4,8 +4,8 @@ import { isConnectionFailure, STORE_RETRY_AFTER_SECONDS } from '../errors/connec
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import { renderError } from '../errors/render-error.js';
 import type { Logger } from '../logger.js';
-import { sendJson } from '../pipeline/json-reply.js';
-import { requestContext, type RequestContext } from '../pipeline/request-context.js';
+import { sendJson } from './json-reply.js';
+import { requestContext, type RequestContext } from './request-context.js';
 import { pathOf } from './request-watch.js';
 
 /** Unknown routes answer 404 in the same error shape as everything else. */

@@ -1,13 +1,13 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { RequestListener } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from '../logger.js';
-import { newRequestContext, type RequestObserver } from '../pipeline/request-context.js';
 import type { EndpointHandler } from '../pipeline/run-endpoint.js';
-import { sendError } from './error-middleware.js';
+import { serveEndpoint } from './endpoint-routes.js';
+import { newRequestContext, type RequestObserver } from './request-context.js';
 import { pathOf, watchRequest } from './request-watch.js';
 
 export interface FrontDoorDependencies {
-  /** `POST` path → handler: the model endpoints (src/pipeline/endpoint-routes.ts). */
+  /** `POST` path → handler: the model endpoints (src/pipeline/endpoint-handlers.ts). */
   readonly endpoints: ReadonlyMap<string, EndpointHandler>;
   /** Everything else: health, /v1/models, admin, console, metrics, 404s. */
   readonly app: Express;
@@ -30,13 +30,9 @@ export function frontDoor(deps: FrontDoorDependencies): RequestListener {
       app(req, res);
       return;
     }
-    serveEndpoint(handler, req, res, observers, logger);
+    const context = newRequestContext();
+    res.setHeader('X-Request-Id', context.requestId);
+    watchRequest(req, res, context, observers, logger);
+    serveEndpoint(handler, req, res, context, logger);
   };
-}
-
-function serveEndpoint(handler: EndpointHandler, req: IncomingMessage, res: ServerResponse, observers: readonly RequestObserver[], logger: Logger): void {
-  const context = newRequestContext();
-  res.setHeader('X-Request-Id', context.requestId);
-  watchRequest(req, res, context, observers, logger);
-  handler(req, res, context).catch((error: unknown) => sendError(error, req, res, context, logger));
 }

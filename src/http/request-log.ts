@@ -1,6 +1,6 @@
 import { formatUsd } from '../billing/money.js';
 import type { Logger } from '../logger.js';
-import type { EndedRequest, RequestObserver } from '../pipeline/request-context.js';
+import type { EndedRequest, RequestObserver } from './request-context.js';
 
 const UNLOGGED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 const RESERVATION_ENDS = { settle: 'settled', release: 'released', cut_off: 'cut_off' } as const;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../logger.js';
-import { requestContext, type EndedRequest, type RequestContext, type RequestObserver } from '../pipeline/request-context.js';
+import { requestContext, type EndedRequest, type RequestContext, type RequestObserver } from './request-context.js';
 
 /**
  * Calls the observers once the answer is over and the pipeline has closed the reservation (the settle may

@@ -92,10 +92,10 @@ export function applyAccountEvent(state: AccountState, event: AccountEvent, occu
     }
     case 'ReservationSettled':
     case 'ReservationCutOff':
-      return closeReservation(state, event.data.reservationId, BigInt(event.data.cost));
+      return endReservation(state, event.data.reservationId, BigInt(event.data.cost));
     case 'ReservationReleased':
     case 'ReservationExpired':
-      return closeReservation(state, event.data.reservationId, 0n);
+      return endReservation(state, event.data.reservationId, 0n);
     case 'AccessRulesChanged': {
       const revision = BigInt(event.data.revision);
       if (revision > (state.accessRevisions.get(event.data.stream) ?? -1n)) state.accessRevisions.set(event.data.stream, revision);
@@ -104,7 +104,8 @@ export function applyAccountEvent(state: AccountState, event: AccountEvent, occu
   }
 }
 
-function closeReservation(state: AccountState, reservationId: string, cost: bigint): AccountState {
+/** A reservation ends (settled, released, cut off or expired): its reserve leaves the counters, its cost, if any, joins them. */
+function endReservation(state: AccountState, reservationId: string, cost: bigint): AccountState {
   const reservation = state.open.get(reservationId);
   if (!reservation) return state; // the decider never emits this; tolerate it when folding history
   state.open.delete(reservationId);

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AccountCommandRoute } from '../ledger/owners/owned-accounts.js';
 import type { ProviderFailureKind } from '../pipeline/provider-failure-kind.js';
-import type { RequestRecord } from '../pipeline/request-context.js';
+import type { RequestRecord } from '../pipeline/request-record.js';
 
 /**
  * The gateway's Prometheus metrics (README, "Metrics"), one registry per gateway so that several gateways

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { RequestObserver } from '../pipeline/request-context.js';
+import type { RequestObserver } from '../http/request-context.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { refreshScrapedMetrics, type MetricsSources } from './metrics-sources.js';
 

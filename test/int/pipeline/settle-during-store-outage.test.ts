@@ -9,8 +9,8 @@ import type { Database } from '../../../src/db/database.js';
 import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store.js';
 import { AccountService } from '../../../src/ledger/account-service.js';
 import { AccountSnapshotStore } from '../../../src/ledger/account-snapshot.js';
-import { closeReservation } from '../../../src/pipeline/settle-step.js';
-import type { Reservation } from '../../../src/pipeline/reserve-step.js';
+import { closeOnAccount } from '../../../src/pipeline/steps/close-step.js';
+import type { Reservation } from '../../../src/pipeline/request-stages.js';
 import type { Caller } from '../../../src/pipeline/authenticate.js';
 import { openProxiedDatabase, type ProxiedDatabase } from '../../support/databases.js';
 import { TEST_CATALOG } from '../../support/test-gateway.js';
@@ -62,7 +62,7 @@ describe('settle step while the event store is away (real Postgres behind a prox
     const reservation = await reserved('org_outage');
     lines.length = 0;
     await database.cut();
-    const closing = closeReservation(accounts, model, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
+    const closing = closeOnAccount(accounts, model, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
     // longer than three quick attempts (100 + 200 + 400 ms of backoff): only the outage rule keeps it trying
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await database.restore();
@@ -85,7 +85,7 @@ describe('settle step while the event store is away (real Postgres behind a prox
     // a fault of the store's schema, not of the connection
     await sql`alter table events rename to events_away`.execute(direct.kysely);
     try {
-      const cost = await closeReservation(closer, model, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
+      const cost = await closeOnAccount(closer, model, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
       expect(cost, 'nothing charged now').to.equal(0n);
     } finally {
       await sql`alter table events_away rename to events`.execute(direct.kysely);
@@ -101,7 +101,7 @@ describe('settle step while the event store is away (real Postgres behind a prox
 
   it('releases in full and charges nothing', async () => {
     const reservation = await reserved('org_release');
-    expect(await closeReservation(accounts, model, reservation, { kind: 'release', reason: 'provider_error' }, logger)).to.equal(0n);
+    expect(await closeOnAccount(accounts, model, reservation, { kind: 'release', reason: 'provider_error' }, logger)).to.equal(0n);
     expect(await fromTheLog('org_release')).to.deep.equal({ balance: 1_000_000_000n, reserved: 0n, available: 1_000_000_000n });
   });
 });

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { renderModelList } from '../catalog/model-list.js';
-import type { PipelineDependencies } from './pipeline-dependencies.js';
-import { authenticate, keyAllowsModel } from './authenticate.js';
+import type { PipelineDependencies } from '../pipeline/pipeline-dependencies.js';
+import { authenticate, keyAllowsModel } from '../pipeline/authenticate.js';
 
 /** `GET /v1/models`: the models of the catalog that the calling key may use. */
 export function modelsRoute(deps: Pick<PipelineDependencies, 'catalog' | 'directory' | 'clock'>): Router {

@@ -1,25 +1,20 @@
-import type { LimitPair } from '../access/access-events.js';
-import type { AccessDirectory } from '../access/access-directory.js';
-import type { CatalogModel } from '../catalog/catalog.js';
-import type { Clock } from '../clock.js';
-import { GatewayError } from '../errors/gateway-error.js';
-import type { ReserveLimits, SpendLimits } from '../ledger/account-decider.js';
-import type { SpendOwner } from '../ledger/account-events.js';
-import type { Accounts } from '../ledger/accounts.js';
-import { formatUsd } from '../billing/money.js';
-import { keyAllowsModel, reauthenticate, type Caller } from './authenticate.js';
+import type { LimitPair } from '../../access/access-events.js';
+import type { AccessDirectory } from '../../access/access-directory.js';
+import type { CatalogModel } from '../../catalog/catalog.js';
+import type { Clock } from '../../clock.js';
+import type { BodyKind, EndpointRequest } from '../../endpoints/endpoint-spec.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { ReserveLimits, SpendLimits } from '../../ledger/account-decider.js';
+import type { SpendOwner } from '../../ledger/account-events.js';
+import type { Accounts } from '../../ledger/accounts.js';
+import { formatUsd } from '../../billing/money.js';
+import { keyAllowsModel, reauthenticate, type Caller } from '../authenticate.js';
+import type { PipelineDependencies } from '../pipeline-dependencies.js';
+import { correctRateLimit } from '../rate-limit-correction.js';
+import type { Admitted, Reservation, Reserved } from '../request-stages.js';
 
 /** How long past the provider's own timeout a reservation may stay open before the sweeper expires it. */
 const DEADLINE_MARGIN_MS = 60_000;
-
-export interface Reservation {
-  readonly orgId: string;
-  readonly reservationId: string;
-  readonly owner: SpendOwner;
-  readonly amount: bigint;
-  /** The caller as of the reserve (a stale-access retry may have refreshed it). */
-  readonly caller: Caller;
-}
 
 export interface ReserveInput {
   readonly requestId: string;
@@ -28,6 +23,25 @@ export interface ReserveInput {
   readonly amount: bigint;
   /** Appends to a 402's message on endpoints with an output cap (spec: a smaller cap lowers the reserve). */
   readonly capHint: string | undefined;
+}
+
+/**
+ * The reserve (spec 8): the request's money is reserved in one decision of the account, the balance and
+ * every limit (`402`). Refused, nothing was used: the admission is given back, so that a 402 does not turn
+ * the next request into a 429.
+ */
+export async function reserveStep<Request extends EndpointRequest, Kind extends BodyKind>(
+  deps: Pick<PipelineDependencies, 'accounts' | 'directory' | 'clock' | 'rateLimiter' | 'counters' | 'logger'>,
+  stage: Admitted<Request, Kind>,
+): Promise<Reserved<Request, Kind>> {
+  const { requestId, caller, model, amount, spec } = stage;
+  try {
+    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, caller, model, amount, capHint: spec.capHint });
+    return { ...stage, reservation };
+  } catch (error) {
+    correctRateLimit(deps, caller.key.keyId, requestId, 0);
+    throw error;
+  }
 }
 
 /**

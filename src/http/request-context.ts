@@ -1,9 +1,7 @@
 import type { Response } from 'express';
 import { newRequestId } from '../ids/random-id.js';
-import type { Nanodollars } from '../billing/money.js';
 import type { ErrorStyle } from '../errors/render-error.js';
-import type { ProviderFailureKind } from './provider-failure-kind.js';
-import type { Closing } from './settle-step.js';
+import type { RequestRecord } from '../pipeline/request-record.js';
 
 /**
  * What the gateway keeps about one request: created when the request arrives (src/http/front-door.ts),
@@ -15,32 +13,10 @@ export interface RequestContext {
   errorStyle: ErrorStyle;
   /** The raw request body (POST, PUT, PATCH), read within the body limit; empty when none was sent. */
   body?: Buffer;
-  /** What the pipeline learned about the request, for its log line (src/http/request-log.ts) and the metrics (src/metrics). */
+  /** What the pipeline learned about a model request, for its log line (request-log.ts) and the metrics (src/metrics). */
   record?: RequestRecord;
   /** Settles when the pipeline is done with the request, the reservation closed (after the answer was sent). */
   handled?: Promise<void>;
-}
-
-/** Who asked for what, and what it cost: never a secret, never a message's contents. */
-export interface RequestRecord {
-  endpoint?: string;
-  keyId?: string;
-  orgId?: string;
-  spaceId?: string | null;
-  model?: string;
-  /** The catalog's name of the model's provider. */
-  provider?: string;
-  /** Which per-minute limit refused the request (429). */
-  rateLimited?: 'requests' | 'tokens';
-  /** How the provider failed, when it did (its own error status, or no usable answer). */
-  providerFailure?: ProviderFailureKind;
-  /** `performance.now()` when a stream's first event was written to the client. */
-  firstEventAt?: number;
-  /** How the reservation ended, with the usage it was closed on. */
-  closing?: Closing;
-  cost?: Nanodollars;
-  /** Waiting for the provider: until its whole body arrived, or until its stream ended. */
-  providerMs?: number;
 }
 
 /** A fresh request id (`gen-…`, spec 7.4: a client-sent id is ignored); errors in the OpenAI style until a route says otherwise. */

@@ -1,11 +1,9 @@
-import { Router } from 'express';
 import type { BodyKind, EndpointRequest, EndpointSpec } from '../endpoints/endpoint-spec.js';
 import { embeddingsEndpoint } from '../endpoints/embeddings/embeddings-endpoint.js';
 import { imagesEndpoint } from '../endpoints/images/images-endpoint.js';
 import { chatEndpoint, messagesEndpoint, responsesEndpoint } from '../endpoints/text/text-endpoints.js';
 import { transcriptionsEndpoint } from '../endpoints/transcriptions/transcriptions-endpoint.js';
 import type { PipelineDependencies } from './pipeline-dependencies.js';
-import { requestContext } from './request-context.js';
 import { runEndpoint, type EndpointHandler } from './run-endpoint.js';
 
 /** Every endpoint the gateway serves through the pipeline; a new endpoint is one more declaration here. */
@@ -19,14 +17,4 @@ export function endpointHandlers(deps: PipelineDependencies): ReadonlyMap<string
     for (const route of spec.routes) handlers.set(route, handler);
   }
   return handlers;
-}
-
-/**
- * The same handlers as express routes, for the spellings the front door does not take itself (express
- * matches paths without regard to case or a trailing slash): one behaviour for every spelling.
- */
-export function endpointRoutes(handlers: ReadonlyMap<string, EndpointHandler>): Router {
-  const router = Router();
-  for (const [route, handler] of handlers) router.post(route, (req, res, next) => handler(req, res, requestContext(res)).catch(next));
-  return router;
 }

@@ -1,15 +1,19 @@
 import type { ServerResponse } from 'node:http';
 import type { StreamReply } from '../endpoints/endpoint-spec.js';
 import { formatSseEvent, type SseEvent } from '../formats/sse-event.js';
-import type { RequestRecord } from './request-context.js';
 
 /**
  * A streaming endpoint's events, written as SSE frames as they come. Frames produced from one provider
  * event are written under one cork, so a burst goes out in one packet instead of one write each (writes
- * per event dominated the profile).
+ * per event dominated the profile). `firstEventAt` is the client's time to first byte for the metrics:
+ * headers alone do not count, the first event does.
  */
-export function streamReply(res: ServerResponse, record: RequestRecord): StreamReply {
+export function streamReply(res: ServerResponse): StreamReply & { readonly firstEventAt: number | undefined } {
+  let firstEventAt: number | undefined;
   return {
+    get firstEventAt() {
+      return firstEventAt;
+    },
     start() {
       res.writeHead(200, {
         'Content-Type': 'text/event-stream; charset=utf-8',
@@ -20,8 +24,7 @@ export function streamReply(res: ServerResponse, record: RequestRecord): StreamR
       res.flushHeaders();
     },
     write(events) {
-      // the client's time to first byte (the metrics): headers alone do not count, the first event does
-      if (record.firstEventAt === undefined && events.length > 0) record.firstEventAt = performance.now();
+      if (firstEventAt === undefined && events.length > 0) firstEventAt = performance.now();
       return writeEvents(res, events);
     },
     drain: () =>

@@ -1,0 +1,62 @@
+import type { CatalogModel } from '../../catalog/catalog.js';
+import { costOfUsage } from '../../catalog/pricing.js';
+import type { BodyKind, EndpointRequest } from '../../endpoints/endpoint-spec.js';
+import type { Accounts } from '../../ledger/accounts.js';
+import type { Logger } from '../../logger.js';
+import type { Nanodollars } from '../../billing/money.js';
+import { rateLimitedTokens } from '../../billing/usage.js';
+import { isConnectionFailure } from '../../errors/connection-failure.js';
+import type { PipelineDependencies } from '../pipeline-dependencies.js';
+import { correctRateLimit } from '../rate-limit-correction.js';
+import type { Closed, Closing, Reservation, Served } from '../request-stages.js';
+
+/**
+ * The last step: the reservation is closed exactly once, as the exchange ended (`ReservationSettled`,
+ * `ReservationReleased` or `ReservationCutOff`), and the key's tokens per minute are corrected from the
+ * admission's estimate to the tokens really used (none for a release).
+ */
+export async function closeStep<Request extends EndpointRequest, Kind extends BodyKind>(
+  deps: Pick<PipelineDependencies, 'accounts' | 'logger' | 'rateLimiter' | 'counters'>,
+  stage: Served<Request, Kind>,
+): Promise<Closed<Request, Kind>> {
+  const { model, reservation, outcome } = stage;
+  const { closing } = outcome;
+  const cost = await closeOnAccount(deps.accounts, model, reservation, closing, deps.logger);
+  correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, closing.kind === 'release' ? 0 : rateLimitedTokens(closing.usage));
+  return { ...stage, cost };
+}
+
+/**
+ * Closes the reservation on the account: settles the real cost, releases it in full, or cuts it off. A
+ * store that cannot be reached is waited for (backing off to a try every two seconds, for up to a minute),
+ * so a settlement interrupted by a short outage still lands once the store is back; any other failure is
+ * tried three times. If it still fails, the reservation is left to the sweeper, which expires it at its
+ * deadline (the money returns to the organization; the loss is ours, never the client's).
+ */
+const STORE_OUTAGE_PATIENCE_MS = 60_000;
+const MAX_BACKOFF_MS = 2_000;
+
+/** Returns the cost charged (0 for a release, and when the close was left to the sweeper). */
+export async function closeOnAccount(accounts: Accounts, model: CatalogModel, reservation: Reservation, closing: Closing, logger: Logger): Promise<Nanodollars> {
+  const { orgId, reservationId } = reservation;
+  const command =
+    closing.kind === 'release'
+      ? ({ type: 'ReleaseReservation', reservationId, reason: closing.reason } as const)
+      : closing.kind === 'settle'
+        ? ({ type: 'SettleReservation', reservationId, cost: costOfUsage(model, closing.usage), usage: closing.usage } as const)
+        : ({ type: 'CutOffReservation', reservationId, cost: costOfUsage(model, closing.usage), usage: closing.usage } as const);
+  const giveUpAt = Date.now() + STORE_OUTAGE_PATIENCE_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await accounts.execute(orgId, command, reservationId);
+      return command.type === 'ReleaseReservation' ? 0n : command.cost;
+    } catch (error) {
+      const waiting = isConnectionFailure(error) && Date.now() < giveUpAt;
+      if (!waiting && attempt >= 3) {
+        logger.error({ err: error, reservationId, orgId }, 'could not close a reservation; the sweeper will expire it');
+        return 0n;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** (attempt - 1), MAX_BACKOFF_MS)));
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import type { BodyKind, EndpointRequest } from '../../endpoints/endpoint-spec.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { keyAllowsModel } from '../authenticate.js';
+import type { PipelineDependencies } from '../pipeline-dependencies.js';
+import type { Parsed, Resolved } from '../request-stages.js';
+
+/**
+ * The catalog model the request names: `404 model_not_found`, `400 model_category_mismatch` when this
+ * endpoint does not serve its category (spec 7.2), `403 model_not_allowed` when the key may not use it.
+ */
+export function resolveModelStep<Request extends EndpointRequest, Kind extends BodyKind>(
+  deps: Pick<PipelineDependencies, 'catalog'>,
+  stage: Parsed<Request, Kind>,
+): Resolved<Request, Kind> {
+  const { spec, request, caller } = stage;
+  const model = deps.catalog.findModel(request.model);
+  if (!model) throw new GatewayError('model_not_found', `model ${request.model} is not in the catalog`, { param: 'model' });
+  if (!spec.categories.includes(model.category)) {
+    const article = /^[aeiou]/.test(model.category) ? 'an' : 'a';
+    throw new GatewayError('model_category_mismatch', `${model.id} is ${article} ${model.category} model; ${spec.routes[0]} serves ${spec.categories.join(' and ')} models`, {
+      param: 'model',
+    });
+  }
+  if (!keyAllowsModel(caller.key, model.id)) throw new GatewayError('model_not_allowed', `this API key may not use ${model.id}`);
+  return { ...stage, model };
+}

@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import { createUsage } from '../../../../src/billing/usage.js';
+import { chatEndpoint } from '../../../../src/endpoints/text/text-endpoints.js';
+import type { Reserved, Served } from '../../../../src/pipeline/request-stages.js';
+import { admitStep } from '../../../../src/pipeline/steps/admit-step.js';
+import { authenticateStep } from '../../../../src/pipeline/steps/authenticate-step.js';
+import { closeStep } from '../../../../src/pipeline/steps/close-step.js';
+import { estimateStep } from '../../../../src/pipeline/steps/estimate-step.js';
+import { parseStep } from '../../../../src/pipeline/steps/parse-step.js';
+import { reserveStep } from '../../../../src/pipeline/steps/reserve-step.js';
+import { resolveModelStep } from '../../../../src/pipeline/steps/resolve-model-step.js';
+import { MemoryConnection } from '../../../support/memory-connection.js';
+import { openPipelineCore, type PipelineCore } from '../../../support/pipeline-core.js';
+import { received } from '../../../support/pipeline-stages.js';
+
+describe('pipeline step: close (real accounts on Postgres)', function () {
+  this.timeout(30_000);
+  let pipeline: PipelineCore;
+  before(async () => {
+    pipeline = await openPipelineCore('step_close', { call: () => Promise.reject(new Error('no provider here')), close: async () => undefined });
+  });
+  after(() => pipeline?.close());
+
+  /** A chat request of up to 100 tokens, reserved: 61,650 n$. */
+  async function reserved(secret: string, requestId: string): Promise<Reserved> {
+    const authenticated = authenticateStep(pipeline.deps, { ...received(chatEndpoint, new MemoryConnection({ authorization: `Bearer ${secret}` })), requestId });
+    const parsed = parseStep({ ...authenticated, masking: 'off', body: { model: 'openai/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] } });
+    return reserveStep(pipeline.deps, await admitStep(pipeline.deps, await estimateStep(resolveModelStep(pipeline.deps, parsed))));
+  }
+  const served = (stage: Reserved, outcome: Served['outcome']): Served => ({ ...stage, outcome });
+
+  it('settles the cost of the usage and corrects the tokens per minute to it', async () => {
+    const { orgId, secret } = await pipeline.customer(1_000_000n);
+    const stage = await reserved(secret, 'gen-closeSettle');
+    // 12 × 150 + 7 × 600 = 1,800 + 4,200 = 6,000 n$
+    const closed = await closeStep(pipeline.deps, served(stage, { closing: { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, providerMs: 1 }));
+    expect(closed.cost).to.equal(6_000n);
+    expect(await pipeline.core.accounts.balance(orgId)).to.deep.equal({ balance: 994_000n, reserved: 0n, available: 994_000n });
+    // The window held the admission's 111 tokens; it now holds the 12 + 7 = 19 used, so 101 more fit a limit
+    // of 120 (111 + 101 would not). The correction is written after the close: give it a moment.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const probe = await pipeline.deps.rateLimiter.admit(stage.caller.key.keyId, 'gen-probe', 101, { requestsPerMinute: 120, tokensPerMinute: 120 });
+    expect(probe.allowed).to.equal(true);
+  });
+
+  it('releases in full, charging nothing and counting no tokens', async () => {
+    const { orgId, secret } = await pipeline.customer(1_000_000n);
+    const closed = await closeStep(pipeline.deps, served(await reserved(secret, 'gen-closeRelease'), { closing: { kind: 'release', reason: 'provider_error' }, providerMs: 1 }));
+    expect(closed.cost).to.equal(0n);
+    expect(await pipeline.core.accounts.balance(orgId)).to.deep.equal({ balance: 1_000_000n, reserved: 0n, available: 1_000_000n });
+  });
+
+  it('cuts off for what arrived', async () => {
+    const { orgId, secret } = await pipeline.customer(1_000_000n);
+    // 12 × 150 + 3 × 600 = 1,800 + 1,800 = 3,600 n$
+    const closed = await closeStep(pipeline.deps, served(await reserved(secret, 'gen-closeCut'), { closing: { kind: 'cut_off', usage: createUsage({ inputTokens: 12, outputTokens: 3 }) }, providerMs: 1 }));
+    expect(closed.cost).to.equal(3_600n);
+    expect((await pipeline.core.store.readStream(`account-${orgId}`)).map((event) => event.type)).to.deep.equal(['CreditsAdded', 'FundsReserved', 'ReservationCutOff']);
+  });
+});
