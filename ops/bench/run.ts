@@ -37,7 +37,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '../../src/ids/random-id.js';
-import { freePort } from '../../test/support/test-services.js';
+import { freePort } from '../free-port.js';
 import { withBenchDatabase } from './bench-database.js';
 import { buildGateway, createBenchKey, PROJECTION_WORKER_ENTRY, startGateway, startProcess, stop, verifyBalances, type Running } from './bench-processes.js';
 import { startBenchRedis } from './bench-redis.js';

@@ -4,7 +4,7 @@
  *   tsx ops/bench/serve.ts bare-proxy <port> <upstream base URL>
  * Prints `listening <url>` when ready; stops on SIGTERM.
  */
-import { startFakeOpenAi } from '../../test/support/fake-providers/fake-openai-provider.js';
+import { startFakeOpenAi } from '../fake-providers/fake-openai-provider.js';
 import { startBareProxy } from './bare-proxy.js';
 
 const [what, port, upstream] = process.argv.slice(2);
