@@ -25,7 +25,7 @@ import { AccountSnapshotStore } from '../../src/ledger/account-snapshot.js';
 import type { Accounts } from '../../src/ledger/accounts.js';
 import { OwnedAccounts } from '../../src/ledger/owners/owned-accounts.js';
 import { createUsage } from '../../src/billing/usage.js';
-import { withBenchDatabase } from './bench-database.js';
+import { withBenchDatabase } from './lib/bench-database.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
