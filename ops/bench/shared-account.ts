@@ -10,7 +10,7 @@
  * machine hits every kind. For each round it prints the pairs a second, this process's CPU a pair (user +
  * system, both services together), and per pair: appends made optimistically, batches decided under the
  * stream lock, conflicts, and the events each service read of the other's (its catch-up). The difference
- * between the kinds of round is what the account's sharing costs; docs/performance.md ("Two instances on
+ * between the kinds of round is what the account's sharing costs; docs/performance-log.md ("Two instances on
  * one organization", "An owner per account") has the figures.
  *
  * Env: BENCH_SECONDS, BENCH_ROUNDS (default 2 of each kind), BENCH_KINDS (default shared,linked,apart),
