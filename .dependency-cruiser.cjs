@@ -9,6 +9,9 @@
  *
  * Every module of src/ and projections/ belongs to a layer or to the shared modules, so a new folder fails
  * the check until it is placed here.
+ *
+ * Around the gateway: src/ and projections/ import neither test/ nor ops/; ops/ (scripts, the demo, the
+ * benchmarks and the fake providers) may import the gateway but never test/; test/ may import all of them.
  */
 
 /** Layers from the top; each entry names one unit (a folder or a file) by a path pattern. */
@@ -165,6 +168,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^(src|projections)/' },
       to: { path: '^(test|ops)/' },
+    },
+    {
+      name: 'ops-never-imports-test',
+      comment: 'ops/ (the demo, the benchmarks, the fake providers they share with the tests) never imports test/: what both need lives in ops/ and the tests import it from there',
+      severity: 'error',
+      from: { path: '^ops/' },
+      to: { path: '^test/' },
     },
     ...layerRules,
   ],

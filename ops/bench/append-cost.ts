@@ -14,8 +14,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { migrateToLatest, openPostgres } from '../../src/db/database.js';
-import { withBenchDatabase } from './bench-database.js';
-import { cpuSecondsOf } from './os-usage.js';
+import { withBenchDatabase } from './lib/bench-database.js';
+import { cpuSecondsOf } from './lib/os-usage.js';
 
 const EVENTS_PER_APPEND = 16;
 const APPENDS = 1_500;

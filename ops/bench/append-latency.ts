@@ -12,10 +12,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '../../src/ids/random-id.js';
-import { withBenchDatabase } from './bench-database.js';
-import { buildGateway, createBenchKey, scrapeMetrics, startGateway, startProcess, stop } from './bench-processes.js';
-import { startBenchRedis } from './bench-redis.js';
-import { pacedLoad } from './paced-load.js';
+import { withBenchDatabase } from './lib/bench-database.js';
+import { buildGateway, createBenchKey, scrapeMetrics, startGateway, startProcess, stop } from './lib/bench-processes.js';
+import { startBenchRedis } from './lib/bench-redis.js';
+import { pacedLoad } from './lib/paced-load.js';
 
 const RATE = Number(process.env.BENCH_PACED_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 5);
@@ -26,7 +26,7 @@ buildGateway();
 const redis = await startBenchRedis();
 try {
   await withBenchDatabase('latency', async (databaseUrl) => {
-    const fake = await startProcess(['--import', 'tsx', 'ops/bench/serve.ts', 'fake-provider'], {}, /listening (\S+)/);
+    const fake = await startProcess(['--import', 'tsx', 'ops/bench/lib/serve.ts', 'fake-provider'], {}, /listening (\S+)/);
     const directory = mkdtempSync(join(tmpdir(), 'gw-latency-'));
     const gateway = await startGateway(
       { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, REDIS_PREFIX: `gwbench:${randomBase62(6)}:` },

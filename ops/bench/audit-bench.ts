@@ -15,7 +15,7 @@ import { PostgresEventStore } from '../../src/eventstore/postgres/postgres-event
 import type { EventToAppend } from '../../src/eventstore/event-store.js';
 import { accountEventToAppend } from '../../src/ledger/account-event-catalogue.js';
 import type { AccountEvent } from '../../src/ledger/account-events.js';
-import { withBenchDatabase } from './bench-database.js';
+import { withBenchDatabase } from './lib/bench-database.js';
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000);
 const ORGANIZATIONS = 1_000;

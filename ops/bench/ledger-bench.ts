@@ -24,8 +24,8 @@ import { AccountSnapshotStore } from '../../src/ledger/account-snapshot.js';
 import { ledgerProjection } from '../../projections/ledger-projection.js';
 import { eventCatalogue } from '../../projections/registry.js';
 import { rebuildProjection } from '../../projections/rebuild-projection.js';
-import { withBenchDatabase } from './bench-database.js';
-import { cpuSecondsOf, cpuSpent, postgresBackendPids } from './os-usage.js';
+import { withBenchDatabase } from './lib/bench-database.js';
+import { cpuSecondsOf, cpuSpent, postgresBackendPids } from './lib/os-usage.js';
 import { createUsage } from '../../src/billing/usage.js';
 
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256);

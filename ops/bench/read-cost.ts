@@ -13,8 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { migrateToLatest, openPostgres } from '../../src/db/database.js';
 import { PostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
-import { withBenchDatabase } from './bench-database.js';
-import { cpuSecondsOf, cpuSpent } from './os-usage.js';
+import { withBenchDatabase } from './lib/bench-database.js';
+import { cpuSecondsOf, cpuSpent } from './lib/os-usage.js';
 
 const EVENTS = 2_000;
 const READS_A_ROUND = 20;

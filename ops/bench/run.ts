@@ -3,11 +3,11 @@
  * same fake provider (DESIGN.md section 10). Not a test. For each target, non-streaming chat with billing on:
  * - throughput at 64 connections (autocannon), and the CPU time a request (user + system, from /proc) of the
  *   target's own processes, of the Postgres backends of its database and of the benchmark's private Redis;
- * - latency at a fixed 500 requests/s, and streaming time to first byte at 100 requests/s (paced-load.ts);
+ * - latency at a fixed 500 requests/s, and streaming time to first byte at 100 requests/s (lib/paced-load.ts);
  * - the peak RSS of the target's process;
  * - with the embedded target, afterwards: the RSS of an idle embedded gateway after a first start and after a
- *   restart (idle-memory.ts; about 70 s).
- * It prints one table (bench-report.ts) and writes the figures as JSON under .bench/ (path printed).
+ *   restart (lib/idle-embedded-memory.ts; about 70 s).
+ * It prints one table (lib/bench-report.ts) and writes the figures as JSON under .bench/ (path printed).
  * Each server runs in its own process; the load generators run in this one. The gateways and the projection
  * worker run compiled (`npm run build` first, then `node dist/…`), as `npm start` runs them.
  *
@@ -26,7 +26,7 @@
  * conflicts a request (appends refused because the other instance had appended) are read from their /metrics.
  * The same two processes are then loaded with one organization each, the control that shows what splitting
  * the load between two processes costs without a shared account. BENCH_SCALE_ROUNDS (default 5) then measures
- * these three again in rounds, back to back, and reports the median ratios (scale-rounds.ts); 0 skips them.
+ * these three again in rounds, back to back, and reports the median ratios (lib/scale-rounds.ts); 0 skips them.
  * BENCH_NODE_FLAGS adds Node flags to the gateways.
  *
  * At the end the balance equation of every gateway's ledger is checked by its audit (a replay of the log);
@@ -37,14 +37,14 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBase62 } from '../../src/ids/random-id.js';
-import { freePort } from '../../test/support/test-services.js';
-import { withBenchDatabase } from './bench-database.js';
-import { buildGateway, createBenchKey, PROJECTION_WORKER_ENTRY, startGateway, startProcess, stop, verifyBalances, type Running } from './bench-processes.js';
-import { startBenchRedis } from './bench-redis.js';
-import { printBalances, printReport, writeReport, type TargetResult } from './bench-report.js';
-import { describeIdleMemory, measureIdleEmbedded, type IdleMemory } from './idle-memory.js';
-import { measure, type MeasureSettings, type Target } from './measure.js';
-import { measureScaleRounds, printScaleRounds, scaleRoundRatios, type ScaleRound } from './scale-rounds.js';
+import { freePort } from '../free-port.js';
+import { withBenchDatabase } from './lib/bench-database.js';
+import { buildGateway, createBenchKey, PROJECTION_WORKER_ENTRY, startGateway, startProcess, stop, verifyBalances, type Running } from './lib/bench-processes.js';
+import { startBenchRedis } from './lib/bench-redis.js';
+import { printBalances, printReport, writeReport, type TargetResult } from './lib/bench-report.js';
+import { describeIdleMemory, measureIdleEmbedded, type IdleMemory } from './lib/idle-embedded-memory.js';
+import { measure, type MeasureSettings, type Target } from './lib/measure.js';
+import { measureScaleRounds, printScaleRounds, scaleRoundRatios, type ScaleRound } from './lib/scale-rounds.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 5);
@@ -73,9 +73,9 @@ const REDIS_URL = redis.url;
 let failed = false;
 try {
   await withBenchDatabase('gateway', (databaseUrl) => withBenchDatabase('worker', (workerDatabaseUrl) => withBenchDatabase('pair', async (pairDatabaseUrl) => {
-    const fake = await startProcess(['--import', 'tsx', 'ops/bench/serve.ts', 'fake-provider'], {}, /listening (\S+)/);
+    const fake = await startProcess(['--import', 'tsx', 'ops/bench/lib/serve.ts', 'fake-provider'], {}, /listening (\S+)/);
     started.push(fake);
-    const proxy = await startProcess(['--import', 'tsx', 'ops/bench/serve.ts', 'bare-proxy', String(await freePort()), fake.url], {}, /listening (\S+)/);
+    const proxy = await startProcess(['--import', 'tsx', 'ops/bench/lib/serve.ts', 'bare-proxy', String(await freePort()), fake.url], {}, /listening (\S+)/);
     started.push(proxy);
     const gatewaySettings = (name: string) => ({ adminToken: ADMIN_TOKEN, fakeUrl: fake.url, directory: join(directory, name), profile: PROFILE });
     const gateway = async (name: string, env: Record<string, string>) => {

@@ -10,7 +10,7 @@
  * machine hits every kind. For each round it prints the pairs a second, this process's CPU a pair (user +
  * system, both services together), and per pair: appends made optimistically, batches decided under the
  * stream lock, conflicts, and the events each service read of the other's (its catch-up). The difference
- * between the kinds of round is what the account's sharing costs; docs/performance.md ("Two instances on
+ * between the kinds of round is what the account's sharing costs; docs/performance-log.md ("Two instances on
  * one organization", "An owner per account") has the figures.
  *
  * Env: BENCH_SECONDS, BENCH_ROUNDS (default 2 of each kind), BENCH_KINDS (default shared,linked,apart),
@@ -25,7 +25,7 @@ import { AccountSnapshotStore } from '../../src/ledger/account-snapshot.js';
 import type { Accounts } from '../../src/ledger/accounts.js';
 import { OwnedAccounts } from '../../src/ledger/owners/owned-accounts.js';
 import { createUsage } from '../../src/billing/usage.js';
-import { withBenchDatabase } from './bench-database.js';
+import { withBenchDatabase } from './lib/bench-database.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);

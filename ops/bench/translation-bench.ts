@@ -12,7 +12,8 @@ import { StreamTranslator } from '../../src/formats/canonical/stream-translator.
 import { formatCodecs } from '../../src/formats/format-codecs.js';
 import { createPassThroughStream } from '../../src/formats/pass-through.js';
 import type { SseEvent } from '../../src/formats/sse-event.js';
-import { providerStream, type AnswerSpec } from '../../test/support/format-fixtures/provider-answers.js';
+import type { AnswerSpec } from '../provider-answers/answer-spec.js';
+import { providerStream } from '../provider-answers/provider-answers.js';
 
 const RUNS = Number(process.argv[2] ?? 200);
 const WARMUP = 50;

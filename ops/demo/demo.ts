@@ -1,9 +1,10 @@
 /**
  * `npm run demo`: the gateway doing its job on a fresh machine, with no provider account and no network.
- * It starts the demo providers (the local OpenAI and Anthropic stand-ins the test suite uses) and an
- * embedded gateway on a fresh data directory with a demo catalog, creates an organization with $10.00 and
- * a key, prints a `curl` line and an `openai` snippet that work at once, makes that request itself and
- * shows what it cost, then prints the balance whenever a request changes it, until Ctrl-C.
+ * It starts the demo providers (the fake OpenAI and Anthropic of ops/fake-providers, which the benchmarks
+ * and the tests run too) and an embedded gateway on a fresh data directory with a demo catalog, creates
+ * an organization with $10.00 and a key, prints a `curl` line and an `openai` snippet that work at once,
+ * makes that request itself and shows what it cost, then prints the balance whenever a request changes
+ * it, until Ctrl-C.
  *
  *   DEMO_PORT       port of the gateway (default: any free port)
  *   DEMO_DATA_DIR   data directory to use (default: a fresh temporary one, deleted on exit)
@@ -18,8 +19,8 @@ import { join } from 'node:path';
 import { formatUsd, parseUsd } from '../../src/billing/money.js';
 import { loadConfig } from '../../src/config.js';
 import { startGateway } from '../../src/main.js';
-import { startFakeAnthropic } from '../../test/support/fake-providers/fake-anthropic-provider.js';
-import { startFakeOpenAi } from '../../test/support/fake-providers/fake-openai-provider.js';
+import { startFakeAnthropic } from '../fake-providers/fake-anthropic-provider.js';
+import { startFakeOpenAi } from '../fake-providers/fake-openai-provider.js';
 import { DEMO_MODEL, DEMO_PROVIDER_KEY_ENV, demoCatalog, demoModelsLine } from './demo-catalog.js';
 
 const providerKey = `demo-${randomBytes(8).toString('hex')}`;

@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm';
 
 /**
  * PGlite runs Postgres as WebAssembly inside the gateway's process, so Postgres's memory is the gateway's
- * resident memory. Two things made an idle embedded gateway hold 600–900 MB (docs/performance.md):
+ * resident memory. Two things made an idle embedded gateway hold 600–900 MB (docs/performance-log.md):
  *
  * - Postgres's default `shared_buffers` (128 MB) lives in the WebAssembly memory, which never shrinks. It is
  *   sized for a server sharing a machine's RAM among many clients; here one process reads a small working
@@ -20,7 +20,7 @@ export const PGLITE_SHARED_BUFFERS = '16MB';
  * Compiles PGlite's WebAssembly with the optimizing compiler only (V8's `--no-liftoff`), before the first
  * `PGlite.create` compiles it. By default V8 compiles every function at once with its baseline compiler and
  * later the hot ones again, optimized, in background threads that compete with the requests for two cores.
- * Measured (docs/performance.md, "Memory of the embedded gateway"): Postgres's statements 10–15 % cheaper
+ * Measured (docs/performance-log.md, "Memory of the embedded gateway"): Postgres's statements 10–15 % cheaper
  * once warm and 30–40 % cheaper in the first seconds, an idle gateway after a first start 50–65 MB smaller
  * and the peak of a start 60–75 MB lower; after a restart the idle size is the same. The price: the first
  * open in a process takes about 2 s longer (1.4 s more CPU); V8 caches the compiled module for later opens. WebAssembly

@@ -6,9 +6,9 @@ import { testDatabaseUrl } from '../support/databases.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeOpenAi } from '../support/fake-providers/fake-openai-provider.js';
+import { startFakeOpenAi } from '../../ops/fake-providers/fake-openai-provider.js';
 import { catalogFor, FAKE_OPENAI_KEY, startTestGateway, TEST_ADMIN_TOKEN } from '../support/test-gateway.js';
-import { freePort } from '../support/test-services.js';
+import { freePort } from '../../ops/free-port.js';
 
 type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-providers/fake-openai-provider.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../ops/fake-providers/fake-openai-provider.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { npmRun } from '../support/audit-cli.js';
 import { eventually } from '../support/eventually.js';

@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPglite } from '../../src/db/database.js';
-import { freePort } from '../support/test-services.js';
+import { freePort } from '../../ops/free-port.js';
 import { AdminClient } from '../support/admin-client.js';
 import { eventually } from '../support/eventually.js';
 

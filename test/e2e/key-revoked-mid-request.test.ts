@@ -5,7 +5,7 @@ import { parseUsd } from '../../src/billing/money.js';
 import type { AdminClient } from '../support/admin-client.js';
 import { testDatabaseUrl } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
-import type { FakeProviderServer } from '../support/fake-providers/fake-provider-server.js';
+import type { FakeProviderServer } from '../../ops/fake-providers/fake-provider-server.js';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 

@@ -9,8 +9,8 @@ import { decodeAccountEvent } from '../../src/ledger/account-event-catalogue.js'
 import { formatUsd, parseUsd } from '../../src/billing/money.js';
 import { createScratchDatabase, testRedisPrefix, testRedisUrl } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-providers/fake-openai-provider.js';
-import { DEFAULT_USAGE } from '../support/fake-providers/scripted-answer.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../ops/fake-providers/fake-openai-provider.js';
+import { DEFAULT_USAGE } from '../../ops/fake-providers/scripted-answer.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { replayAccounts } from '../support/ledger-audit.js';
 import { FAKE_OPENAI_KEY, TEST_CATALOG } from '../support/test-gateway.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Queue } from 'bullmq';
-import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-providers/fake-anthropic-provider.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-providers/fake-openai-provider.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../ops/fake-providers/fake-anthropic-provider.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../ops/fake-providers/fake-openai-provider.js';
 import { FAKE_ANTHROPIC_KEY, FAKE_OPENAI_KEY } from '../support/test-gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { testDatabaseUrl, testRedisPrefix, testRedisUrl } from '../support/databases.js';

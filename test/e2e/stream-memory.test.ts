@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-providers/fake-openai-provider.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../ops/fake-providers/fake-openai-provider.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { FAKE_OPENAI_KEY } from '../support/test-gateway.js';
 import { testDatabaseUrl } from '../support/databases.js';

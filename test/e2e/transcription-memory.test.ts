@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { AdminClient } from '../support/admin-client.js';
 import { testDatabaseUrl } from '../support/databases.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-providers/fake-anthropic-provider.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-providers/fake-openai-provider.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../ops/fake-providers/fake-anthropic-provider.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../ops/fake-providers/fake-openai-provider.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { generatedBytes, MULTIPART_CONTENT_TYPE, MULTIPART_TAIL, multipartHead, sendRaw } from '../support/multipart-requests.js';
 

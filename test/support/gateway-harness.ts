@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { startFakeAnthropic, type FakeAnthropic } from './fake-providers/fake-anthropic-provider.js';
-import { startFakeOpenAi, type FakeOpenAi } from './fake-providers/fake-openai-provider.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../ops/fake-providers/fake-anthropic-provider.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../ops/fake-providers/fake-openai-provider.js';
 import { AdminClient } from './admin-client.js';
 import { eventually } from './eventually.js';
 import { replayAccounts } from './ledger-audit.js';

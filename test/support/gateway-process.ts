@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from './admin-client.js';
 import { catalogFor, FAKE_ANTHROPIC_KEY, FAKE_OPENAI_KEY, TEST_ADMIN_TOKEN, type FakeProviderUrls } from './test-gateway.js';
-import { freePort } from './test-services.js';
+import { freePort } from '../../ops/free-port.js';
 import type { EventLoopReport, HeapReport } from './event-loop-probe.js';
 
 /**

@@ -1,10 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, chownSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { freePort } from '../../ops/free-port.js';
 
 /**
  * `npm test` needs a Postgres and a Redis. It uses the ones that answer (defaults 127.0.0.1:5432 and
@@ -135,17 +135,6 @@ async function startPrivateRedis(): Promise<{ url: string; stop: () => Promise<v
       rmSync(directory, { recursive: true, force: true });
     },
   };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function uidOf(user: string): number {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parseUsd } from '../../../src/billing/money.js';
 import { useGatewayHarness } from '../../support/gateway-harness.js';
-import type { FakeProviderServer } from '../../support/fake-providers/fake-provider-server.js';
+import type { FakeProviderServer } from '../../../ops/fake-providers/fake-provider-server.js';
 import { weatherReport, type ClientLibrary, type LibraryModel, type RefusalStatus, type TokenUsage } from './library-client.js';
 
 /**

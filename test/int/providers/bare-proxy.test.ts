@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { startBareProxy, type BareProxy } from '../../../ops/bench/bare-proxy.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-providers/fake-openai-provider.js';
+import { startBareProxy, type BareProxy } from '../../../ops/bench/lib/bare-proxy.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../../ops/fake-providers/fake-openai-provider.js';
 
 describe('bare pass-through proxy (benchmark floor)', () => {
   let openai: FakeOpenAi;

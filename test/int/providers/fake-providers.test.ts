@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { SseEvent } from '../../../src/formats/sse-event.js';
 import { SseParser } from '../../../src/providers/sse-parser.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-providers/fake-anthropic-provider.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-providers/fake-openai-provider.js';
-import { DEFAULT_TEXT, DEFAULT_USAGE, TINY_PNG_BASE64 } from '../../support/fake-providers/scripted-answer.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../../ops/fake-providers/fake-anthropic-provider.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../../ops/fake-providers/fake-openai-provider.js';
+import { DEFAULT_TEXT, DEFAULT_USAGE, TINY_PNG_BASE64 } from '../../../ops/fake-providers/scripted-answer.js';
 
 // wire JSON read loosely: these tests assert on shapes the SDK tests also check
 type Json = Record<string, any>;

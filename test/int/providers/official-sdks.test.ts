@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import OpenAI, { toFile } from 'openai';
-import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-providers/fake-anthropic-provider.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-providers/fake-openai-provider.js';
-import { TINY_PNG_BASE64 } from '../../support/fake-providers/scripted-answer.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../../ops/fake-providers/fake-anthropic-provider.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../../ops/fake-providers/fake-openai-provider.js';
+import { TINY_PNG_BASE64 } from '../../../ops/fake-providers/scripted-answer.js';
 
 // The official clients parse and accumulate what the fakes send: proof that the fakes are faithful
 // (peer-pitfalls.md: "shapes checked against the official SDKs' stream accumulators").

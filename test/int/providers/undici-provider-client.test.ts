@@ -5,8 +5,8 @@ import { GatewayError } from '../../../src/errors/gateway-error.js';
 import type { ProviderBodyResponse, ProviderResponse, ProviderStreamResponse } from '../../../src/providers/provider-client.js';
 import { ProviderStreamError } from '../../../src/providers/provider-stream-error.js';
 import { UndiciProviderClient } from '../../../src/providers/undici-provider-client.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-providers/fake-anthropic-provider.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-providers/fake-openai-provider.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../../ops/fake-providers/fake-anthropic-provider.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../../ops/fake-providers/fake-openai-provider.js';
 import { gate, testProvider } from './test-provider.js';
 
 function asBody(response: ProviderResponse): ProviderBodyResponse {

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { connectRedis, createRedisClient, redisIsReady } from '../../../src/ratelimit/redis-client.js';
 import { testRedisUrl } from '../../support/databases.js';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
-import { freePort } from '../../support/test-services.js';
+import { freePort } from '../../../ops/free-port.js';
 
 /**
  * The request-path Redis connection (src/ratelimit/redis-client.ts): a Redis outage must fail a request

@@ -1,6 +1,6 @@
 import { isJsonObject, type JsonValue } from '../../../src/formats/json-value.js';
 import type { FormatName } from '../../../src/formats/canonical/format-name.js';
-import type { AnswerSpec } from './provider-answers.js';
+import type { AnswerSpec } from '../../../ops/provider-answers/answer-spec.js';
 
 /** What a user of each client format sees of an answer, to compare across the nine pairs. */
 export interface AnswerView {

@@ -3,7 +3,8 @@ import { countTokens } from 'gpt-tokenizer';
 import { estimateInputTokens, TOKENS_PER_BINARY_PART } from '../../../src/catalog/reserve-estimate.js';
 import { FORMAT_NAMES } from '../../../src/formats/canonical/format-name.js';
 import { clientRequest, REQUEST_SCENARIOS } from '../../support/format-fixtures/client-requests.js';
-import { ANSWERS, providerResponse } from '../../support/format-fixtures/provider-answers.js';
+import { ANSWERS } from '../../support/format-fixtures/provider-answers.js';
+import { providerResponse } from '../../../ops/provider-answers/provider-answers.js';
 import { DEEP, deeplyNested } from '../../support/deep-json.js';
 
 /** The recursive estimate the iterative one replaced, kept as the reference for what the answers must be. */

@@ -11,7 +11,9 @@ import { validateResponsesStream } from '../../support/stream-validators/respons
 import type { SseEvent } from '../../../src/formats/sse-event.js';
 import { translateResponse } from '../../../src/formats/translate.js';
 import { expectedView, viewOf, type AnswerView } from '../../support/format-fixtures/client-views.js';
-import { ANSWERS, providerResponse, providerStream, type AnswerSpec } from '../../support/format-fixtures/provider-answers.js';
+import { ANSWERS } from '../../support/format-fixtures/provider-answers.js';
+import type { AnswerSpec } from '../../../ops/provider-answers/answer-spec.js';
+import { providerResponse, providerStream } from '../../../ops/provider-answers/provider-answers.js';
 import { chatSdkFinal, messagesSdkFinal, responsesSdkFinal } from '../../support/format-fixtures/sdk-accumulators.js';
 
 /**

@@ -8,7 +8,8 @@ import { createClientStream } from '../../../src/formats/translate.js';
 import { validateChatStream } from '../../support/stream-validators/chat-stream-validator.js';
 import { validateMessagesStream } from '../../support/stream-validators/messages-stream-validator.js';
 import { validateResponsesStream } from '../../support/stream-validators/responses-stream-validator.js';
-import { ANSWERS, PROVIDER_ERRORS, providerStream } from '../../support/format-fixtures/provider-answers.js';
+import { ANSWERS, PROVIDER_ERRORS } from '../../support/format-fixtures/provider-answers.js';
+import { providerStream } from '../../../ops/provider-answers/provider-answers.js';
 
 const EXPECTED = {
   chat: { status: 429, type: 'rate_limit_error' },

@@ -8,7 +8,10 @@ import { createPassThroughStream, passThroughRequest, passThroughResponse, repla
 import { validateResponsesStream } from '../../support/stream-validators/responses-stream-validator.js';
 import type { SseEvent } from '../../../src/formats/sse-event.js';
 import { translateRequest } from '../../../src/formats/translate.js';
-import { ANSWERS, chatProviderStream, messagesProviderResponse, messagesProviderStream, responsesProviderStream } from '../../support/format-fixtures/provider-answers.js';
+import { ANSWERS } from '../../support/format-fixtures/provider-answers.js';
+import { chatProviderStream } from '../../../ops/provider-answers/chat-provider-answer.js';
+import { messagesProviderResponse, messagesProviderStream } from '../../../ops/provider-answers/messages-provider-answer.js';
+import { responsesProviderStream } from '../../../ops/provider-answers/responses-provider-answer.js';
 
 const IDENTITY = { requestId: 'gen-PassThroughTest00001', model: 'openai/gpt-5.4', created: 1_750_000_000 } as const;
 const TEXT = ANSWERS[0]!;

@@ -6,7 +6,8 @@ import { validateMessagesStream } from '../../support/stream-validators/messages
 import type { SseEvent } from '../../../src/formats/sse-event.js';
 import { createClientStream, translateRequest, translateResponse } from '../../../src/formats/translate.js';
 import { clientRequest } from '../../support/format-fixtures/client-requests.js';
-import { ANSWERS, providerResponse, providerStream } from '../../support/format-fixtures/provider-answers.js';
+import { ANSWERS } from '../../support/format-fixtures/provider-answers.js';
+import { providerResponse, providerStream } from '../../../ops/provider-answers/provider-answers.js';
 import { chatSdkFinal, messagesSdkFinal, responsesSdkFinal } from '../../support/format-fixtures/sdk-accumulators.js';
 
 /**

@@ -5,7 +5,9 @@ import { formatCodecs } from '../../../src/formats/format-codecs.js';
 import { parseMessagesRequest } from '../../../src/formats/messages/parse-messages-request.js';
 import { parseResponsesRequest } from '../../../src/formats/responses/parse-responses-request.js';
 import { translateRequest, translateResponse } from '../../../src/formats/translate.js';
-import { ANSWERS, messagesProviderResponse, responsesProviderResponse } from '../../support/format-fixtures/provider-answers.js';
+import { ANSWERS } from '../../support/format-fixtures/provider-answers.js';
+import { messagesProviderResponse } from '../../../ops/provider-answers/messages-provider-answer.js';
+import { responsesProviderResponse } from '../../../ops/provider-answers/responses-provider-answer.js';
 
 function rejection(parse: () => unknown): GatewayError {
   try {

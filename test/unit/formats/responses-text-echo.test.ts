@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { JsonObject } from '../../../src/formats/json-value.js';
 import { createClientStream, translateResponse } from '../../../src/formats/translate.js';
-import { ANSWERS, providerResponse, providerStream } from '../../support/format-fixtures/provider-answers.js';
+import { ANSWERS } from '../../support/format-fixtures/provider-answers.js';
+import { providerResponse, providerStream } from '../../../ops/provider-answers/provider-answers.js';
 
 /**
  * A translated responses answer echoes the request's `text` setting, as OpenAI's `Response` does: clients

@@ -9,7 +9,8 @@ import type { SseEvent } from '../../../src/formats/sse-event.js';
 import { createClientStream } from '../../../src/formats/translate.js';
 import { validateChatStream } from '../../support/stream-validators/chat-stream-validator.js';
 import { validateResponsesStream } from '../../support/stream-validators/responses-stream-validator.js';
-import { ANSWERS, providerResponse, providerStream } from '../../support/format-fixtures/provider-answers.js';
+import { ANSWERS } from '../../support/format-fixtures/provider-answers.js';
+import { providerResponse, providerStream } from '../../../ops/provider-answers/provider-answers.js';
 import { messagesSdkFinal, chatSdkFinal, responsesSdkFinal } from '../../support/format-fixtures/sdk-accumulators.js';
 import { readSseFixture } from '../../support/format-fixtures/sse-text.js';
 

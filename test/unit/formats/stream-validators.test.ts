@@ -3,7 +3,10 @@ import { validateChatStream } from '../../support/stream-validators/chat-stream-
 import { validateMessagesStream } from '../../support/stream-validators/messages-stream-validator.js';
 import { validateResponsesStream } from '../../support/stream-validators/responses-stream-validator.js';
 import type { SseEvent } from '../../../src/formats/sse-event.js';
-import { ANSWERS, chatProviderStream, messagesProviderStream, responsesProviderStream } from '../../support/format-fixtures/provider-answers.js';
+import { ANSWERS } from '../../support/format-fixtures/provider-answers.js';
+import { chatProviderStream } from '../../../ops/provider-answers/chat-provider-answer.js';
+import { messagesProviderStream } from '../../../ops/provider-answers/messages-provider-answer.js';
+import { responsesProviderStream } from '../../../ops/provider-answers/responses-provider-answer.js';
 import { readSseFixture } from '../../support/format-fixtures/sse-text.js';
 
 /** The validators must catch the broken streams peers shipped (peer-pitfalls.md, streaming translation). */

@@ -1,4 +1,4 @@
-import { formatSseEvent } from '../../../src/formats/sse-event.js';
+import { formatSseEvent } from '../../src/formats/sse-event.js';
 import { messagesAnswer, messagesErrorBody, messagesEvents, messagesStreamErrorEvent } from './anthropic-messages-answer.js';
 import { FakeProviderServer, type FakeExchange, type FakeProviderOptions } from './fake-provider-server.js';
 import { booleanField, stringField } from './request-fields.js';

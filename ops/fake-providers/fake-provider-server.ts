@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { formatSseEvent, type SseEvent } from '../../../src/formats/sse-event.js';
+import { formatSseEvent, type SseEvent } from '../../src/formats/sse-event.js';
 import type { ScriptedAnswer, ScriptedError } from './scripted-answer.js';
 
 /** One request as the fake received it, for assertions on what the gateway sent. */

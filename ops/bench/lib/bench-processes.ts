@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../../test/support/test-services.js';
+import { freePort } from '../../free-port.js';
 
 /** The servers of one benchmark run, each in its own process (its own event loop, as in production). */
 export interface Running {

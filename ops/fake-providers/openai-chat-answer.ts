@@ -1,4 +1,4 @@
-import type { SseEvent } from '../../../src/formats/sse-event.js';
+import type { SseEvent } from '../../src/formats/sse-event.js';
 import { arrayField, booleanField, numberField, recordOf, stringField } from './request-fields.js';
 import {
   TINY_PNG_BASE64,

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IdleMemory } from './idle-memory.js';
+import type { IdleMemory } from './idle-embedded-memory.js';
 
 interface PacedFigures {
   readonly ratePerSecond: number;

@@ -1,7 +1,8 @@
 /**
  * What a test scripts for the next request(s) of a fake provider. Every field is optional: an empty
- * script gives the default answer. Numbers in `usage` are written into the provider's own fields as they
- * are (OpenAI `prompt_tokens` counts cached tokens, Anthropic `input_tokens` does not: script accordingly).
+ * script, or none (the demo's and the benchmarks' case), gives the default answer. Numbers in `usage` are
+ * written into the provider's own fields as they are (OpenAI `prompt_tokens` counts cached tokens,
+ * Anthropic `input_tokens` does not: script accordingly).
  */
 export interface ScriptedAnswer {
   /** Only a request to this path takes this answer (e.g. `/v1/embeddings`); without it, the next model request does. */

@@ -1,4 +1,4 @@
-import type { SseEvent } from '../../../src/formats/sse-event.js';
+import type { SseEvent } from '../../src/formats/sse-event.js';
 import { arrayField, numberField, recordOf, stringField } from './request-fields.js';
 import {
   answerFinish,

@@ -1,7 +1,8 @@
 /**
  * Fake OpenAI: a real HTTP server on 127.0.0.1 speaking the OpenAI wire format (wire-formats.md 1, 3–5),
- * for integration tests, e2e tests and the benchmark. The Anthropic twin is fake-anthropic-provider.ts;
- * both share the scripting API below (fake-provider-server.ts, scripted-answer.ts).
+ * shared by the demo (`npm run demo`), the benchmarks (ops/bench) and the integration and e2e tests. The
+ * Anthropic twin is fake-anthropic-provider.ts; both share the scripting API below (fake-provider-server.ts,
+ * scripted-answer.ts), which the tests use; the demo and the benchmarks take the default answer.
  *
  *   const openai = await startFakeOpenAi();            // openai.url = http://127.0.0.1:<port>/v1
  *   openai.enqueue({ text: 'Hi there', deltas: 2 });   // the next model request gets this answer
@@ -31,7 +32,7 @@
  * /v1/audio/transcriptions (multipart), /v1/videos (JSON or multipart); GET /v1/videos/{id},
  * GET /v1/videos/{id}/content (video/mp4), DELETE /v1/videos/{id}; GET /v1/models.
  */
-import { formatSseEvent } from '../../../src/formats/sse-event.js';
+import { formatSseEvent } from '../../src/formats/sse-event.js';
 import { chatCompletion, chatCompletionChunks, chatStreamErrorEvent } from './openai-chat-answer.js';
 import { responsesAnswer, responsesEvents, responsesStreamErrorEvent } from './openai-responses-answer.js';
 import { embeddingsAnswer, imagesAnswer, transcriptionAnswer } from './openai-side-answers.js';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort } from '../../test/support/test-services.js';
+import { freePort } from '../../free-port.js';
 
 /**
  * The benchmark's Redis. Without BENCH_REDIS_URL it starts a private `redis-server` (no persistence) when

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { randomBase62 } from '../../src/ids/random-id.js';
+import { randomBase62 } from '../../../src/ids/random-id.js';
 
 /**
  * A throw-away Postgres database for one benchmark run, on BENCH_POSTGRES_URL (default: the local

@@ -1,10 +1,10 @@
 /**
  * One server of the benchmark, in its own process (so each has its own event loop, as in production):
- *   tsx ops/bench/serve.ts fake-provider
- *   tsx ops/bench/serve.ts bare-proxy <port> <upstream base URL>
+ *   tsx ops/bench/lib/serve.ts fake-provider
+ *   tsx ops/bench/lib/serve.ts bare-proxy <port> <upstream base URL>
  * Prints `listening <url>` when ready; stops on SIGTERM.
  */
-import { startFakeOpenAi } from '../../test/support/fake-providers/fake-openai-provider.js';
+import { startFakeOpenAi } from '../../fake-providers/fake-openai-provider.js';
 import { startBareProxy } from './bare-proxy.js';
 
 const [what, port, upstream] = process.argv.slice(2);
