@@ -16,7 +16,7 @@ import { createApp } from './http/app.js';
 import { frontDoor } from './http/front-door.js';
 import { requestLog } from './http/request-log.js';
 import { systemClock, type Clock } from './clock.js';
-import { loadTokenCounter } from './billing/token-count.js';
+import { loadTokenCounter } from './billing/o200k-token-counter.js';
 import { InProcessScheduler } from './jobs/in-process-scheduler.js';
 import type { JobScheduler } from './jobs/job-scheduler.js';
 import { sweepExpiredReservations, SWEEP_INTERVAL_MS } from './ledger/reservation-sweeper.js';
