@@ -20,6 +20,7 @@ import { loadTokenCounter } from './billing/o200k-token-counter.js';
 import { InProcessScheduler } from './jobs/in-process-scheduler.js';
 import type { JobScheduler } from './jobs/job-scheduler.js';
 import { sweepExpiredReservations, SWEEP_INTERVAL_MS } from './ledger/reservation-sweeper.js';
+import { overdueReservationsFrom } from '../projections/overdue-reservations.js';
 import { ensureActiveGeneration } from '../projections/projection-generations.js';
 import { ProjectionRunner } from '../projections/projection-runner.js';
 import { eventCatalogue, projections } from '../projections/registry.js';
@@ -88,8 +89,9 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const scheduler: JobScheduler = config.REDIS_URL ? await bullMqScheduler(config.REDIS_URL, config.REDIS_PREFIX, logger) : new InProcessScheduler(logger);
     core.track(() => scheduler.close());
     if (config.REDIS_URL) readiness.push({ name: 'jobs', check: () => scheduler.ready(), optional: true });
+    const listOverdue = overdueReservationsFrom(database.kysely);
     await scheduler.every('expire-reservations', SWEEP_INTERVAL_MS, async () => {
-      const expired = await sweepExpiredReservations(database.kysely, accounts, clock);
+      const expired = await sweepExpiredReservations(listOverdue, accounts, clock);
       if (expired > 0) logger.info({ expired }, 'expired reservations past their deadline');
     });
 
