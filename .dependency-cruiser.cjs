@@ -7,9 +7,14 @@
  * errors/, ids/, config.ts, clock.ts, logger.ts), which import only each other; billing/ imports nothing of
  * the gateway at all. Type-only imports count: a type couples modules as much as a value does.
  *
+ * The admin API's records (src/admin-records.ts: the wire shapes, types only) are the bottom layer and import
+ * nothing, so that the browser console, which imports nothing else of the gateway, may import their types.
+ *
  * Every module of src/ and projections/ belongs to a layer or to the shared modules, so a new folder fails
  * the check until it is placed here.
  */
+
+const ADMIN_RECORDS = '^src/admin-records\\.ts$';
 
 /** Layers from the top; each entry names one unit (a folder or a file) by a path pattern. */
 const LAYERS = [
@@ -35,6 +40,9 @@ const LAYERS = [
   // Adapters to the outside, then the database they may share.
   { eventstore: '^src/eventstore/', ratelimit: '^src/ratelimit/', jobs: '^src/jobs/' },
   { db: '^src/db/' },
+  // The admin API's records: rendered by admin/ (and projections/ for a projection's status), read by the
+  // admin client's callers and, types only, by the browser console.
+  { 'admin records': ADMIN_RECORDS },
 ];
 
 const SHARED = ['^src/billing/', '^src/errors/', '^src/ids/', '^src/config\\.ts$', '^src/clock\\.ts$', '^src/logger\\.ts$'];
@@ -135,11 +143,25 @@ module.exports = {
       to: { path: '^(src|projections)/', pathNot: placed },
     },
     {
+      name: 'admin-records-import-nothing',
+      comment: 'src/admin-records.ts holds the admin API\'s record types and imports nothing, so that the browser console may import it',
+      severity: 'error',
+      from: { path: ADMIN_RECORDS },
+      to: {},
+    },
+    {
       name: 'browser-code-imports-browser-code',
-      comment: 'the console (src/console) runs in the browser: it imports its own modules and npm packages, never the server, tests or node built-ins',
+      comment: 'the console (src/console) runs in the browser: it imports its own modules, npm packages and the admin records\' types, never the server, tests or node built-ins',
       severity: 'error',
       from: { path: BROWSER },
-      to: { path: '^(src|projections|test|ops)/', pathNot: BROWSER },
+      to: { path: '^(src|projections|test|ops)/', pathNot: [...BROWSER, ADMIN_RECORDS] },
+    },
+    {
+      name: 'browser-code-imports-browser-code',
+      comment: 'the console imports the admin records with `import type` only: the types are erased, nothing of the server reaches the bundle',
+      severity: 'error',
+      from: { path: BROWSER },
+      to: { path: ADMIN_RECORDS, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'browser-code-imports-browser-code',

@@ -90,12 +90,12 @@ async function main(argv: string[]): Promise<number> {
       case 'issue-key':
         result = await operations.issueKey(need(first, 'ORG'), {
           name: values.name ?? null,
-          employeeId: values.employee ?? null,
+          employee_id: values.employee ?? null,
           models: values.models ? values.models.split(',').map((model) => model.trim()) : null,
           limits,
-          rpm: values.rpm ? Number(values.rpm) : undefined,
-          tpm: values.tpm ? Number(values.tpm) : undefined,
-          expiresAt: values['expires-at'] ? new Date(values['expires-at']).toISOString() : null,
+          ...(values.rpm ? { rpm: Number(values.rpm) } : {}),
+          ...(values.tpm ? { tpm: Number(values.tpm) } : {}),
+          expires_at: values['expires-at'] ? new Date(values['expires-at']).toISOString() : null,
         });
         break;
       case 'show-key':
