@@ -37,8 +37,10 @@ const LAYERS = [
   { access: '^src/access/' },
   { ledger: '^src/ledger/', providers: '^src/providers/' },
   { formats: '^src/formats/', catalog: '^src/catalog/' },
-  // Adapters to the outside, then the database they may share.
-  { eventstore: '^src/eventstore/', ratelimit: '^src/ratelimit/', jobs: '^src/jobs/' },
+  // Adapters to the outside, then the database they may share. The admin client is the CLIs' adapter to a
+  // running gateway (its admin API over HTTP, and how to find the gateway that holds the data directory):
+  // below the audit and projections commands that run through it, as well as the admin CLI.
+  { eventstore: '^src/eventstore/', ratelimit: '^src/ratelimit/', jobs: '^src/jobs/', 'admin client': '^src/admin-client/' },
   { db: '^src/db/' },
   // The admin API's records: rendered by admin/ (and projections/ for a projection's status), read by the
   // admin client's callers and, types only, by the browser console.

@@ -4,7 +4,7 @@ import type { ProjectionStatus } from './projection-status.js';
 /**
  * A projection's status as the admin API answers it (`GET /admin/v1/projections`,
  * src/admin/projection-routes.ts), and back, for `npm run projections -- status` run through that API
- * (src/admin/remote-projections-command.ts), which prints what the local command prints.
+ * (remote-projections-command.ts), which prints what the local command prints.
  */
 export function renderProjectionStatus(status: ProjectionStatus): ProjectionStatusRecord {
   return {

@@ -5,8 +5,8 @@ import { adminRoutes } from './admin/admin-routes.js';
 import { auditRoutes } from './admin/audit-routes.js';
 import { consoleRoutes } from './admin/console-routes.js';
 import { projectionRoutes } from './admin/projection-routes.js';
-import { announceGateway } from './admin/running-gateway.js';
 import { resolveAdminToken } from './admin/admin-token.js';
+import { announceGateway } from './admin-client/running-gateway.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { CatalogError } from './catalog/load-catalog.js';
 import { ConfigError, loadConfig, runtimeMode, type Config } from './config.js';
@@ -137,7 +137,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     logger.info({ url, mode, models: catalog.current.models.size }, 'gateway listening');
-    // the CLIs reach this gateway's admin API while it holds the data directory (admin/running-gateway.ts)
+    // the CLIs reach this gateway's admin API while it holds the data directory (admin-client/running-gateway.ts)
     if (mode === 'embedded') core.track(announceGateway(config.DATA_DIR, url));
 
     let stopping: Promise<void> | undefined;

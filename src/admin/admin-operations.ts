@@ -3,14 +3,14 @@ import type { AccessCommands } from '../access/access-commands.js';
 import type { Accounts } from '../ledger/accounts.js';
 import type { EmployeeRecord, IssuedKeyRecord, KeyRecord, OrganizationRecord, SpaceRecord, TeamRecord } from '../admin-records.js';
 import { formatUsd, parseUsd } from '../billing/money.js';
-import type { AdminApiClient } from './admin-api-client.js';
+import type { AdminApiClient } from '../admin-client/admin-api-client.js';
 import { renderEmployee, renderIssuedKey, renderKey, renderOrganization, renderSpace, renderTeam } from './record-renderers.js';
 import { keyToIssue, limitPairFromBody, type IssueKeyBody, type LimitPairBody } from './admin-schemas.js';
 
 /**
  * What `npm run admin` does, in two implementations with the same results: on the core (the database
  * opened by the CLI) or through the admin API of the gateway that holds the embedded data directory
- * (running-gateway.ts). Inputs are the admin API's bodies, which the local side converts
+ * (src/admin-client/running-gateway.ts). Inputs are the admin API's bodies, which the local side converts
  * with the same helpers as the routes; results are the API's records (src/admin-records.ts), rendered by
  * the routes' renderers on the local side, as the CLI has always printed them: teams, employees and spaces
  * without their `object` field.

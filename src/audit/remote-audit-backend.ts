@@ -1,9 +1,9 @@
-import type { AdminApiClient } from './admin-api-client.js';
+import type { AdminApiClient } from '../admin-client/admin-api-client.js';
 import type { AuditReconciliationRecord, AuditVerificationRecord } from '../admin-records.js';
-import type { AuditBackend } from '../audit/audit-command.js';
-import type { AuditFilter } from '../audit/audit-report.js';
+import type { AuditBackend } from './audit-command.js';
+import type { AuditFilter } from './audit-report.js';
 
-/** `npm run audit` through a running gateway's admin API (audit-routes.ts), computed there by the same code. */
+/** `npm run audit` through a running gateway's admin API (src/admin/audit-routes.ts), computed there by the same code. */
 export function remoteAuditBackend(client: AdminApiClient): AuditBackend {
   const query = (filter: AuditFilter, extra: Record<string, string> = {}) => {
     const params = new URLSearchParams({ from: filter.from, to: filter.to, group_by: filter.groupBy, ...extra });

@@ -1,12 +1,12 @@
-import type { AdminApiClient } from './admin-api-client.js';
-import type { ListRecord, ProjectionRebuildRecord, ProjectionStatusRecord } from '../admin-records.js';
-import { projectionStatusFromRecord } from '../../projections/projection-status-record.js';
-import { formatStatuses } from '../../projections/projection-status.js';
-import { USAGE } from '../../projections/projections-command.js';
+import type { AdminApiClient } from '../src/admin-client/admin-api-client.js';
+import type { ListRecord, ProjectionRebuildRecord, ProjectionStatusRecord } from '../src/admin-records.js';
+import { projectionStatusFromRecord } from './projection-status-record.js';
+import { formatStatuses } from './projection-status.js';
+import { USAGE } from './projections-command.js';
 
 /**
  * `npm run projections -- status | rebuild [name]` through the admin API of the gateway that holds the
- * embedded data directory (projection-routes.ts), printing what the local command prints. `run` has no
+ * embedded data directory (src/admin/projection-routes.ts), printing what the local command prints. `run` has no
  * remote form: that gateway already keeps every read model up to date (the embedded mode cannot run a
  * separate worker).
  */
