@@ -7,12 +7,17 @@
  * errors/, ids/, config.ts, clock.ts, logger.ts), which import only each other; billing/ imports nothing of
  * the gateway at all. Type-only imports count: a type couples modules as much as a value does.
  *
+ * The admin API's records (src/admin-records.ts: the wire shapes, types only) are the bottom layer and import
+ * nothing, so that the browser console, which imports nothing else of the gateway, may import their types.
+ *
  * Every module of src/ and projections/ belongs to a layer or to the shared modules, so a new folder fails
  * the check until it is placed here.
  *
  * Around the gateway: src/ and projections/ import neither test/ nor ops/; ops/ (scripts, the demo, the
  * benchmarks and the fake providers) may import the gateway but never test/; test/ may import all of them.
  */
+
+const ADMIN_RECORDS = '^src/admin-records\\.ts$';
 
 /** Layers from the top; each entry names one unit (a folder or a file) by a path pattern. */
 const LAYERS = [
@@ -39,12 +44,28 @@ const LAYERS = [
   { access: '^src/access/' },
   { ledger: '^src/ledger/', providers: '^src/providers/' },
   { formats: '^src/formats/', catalog: '^src/catalog/' },
-  // Adapters to the outside, then the database they may share.
-  { eventstore: '^src/eventstore/', ratelimit: '^src/ratelimit/', jobs: '^src/jobs/' },
+  // Adapters to the outside, then the database they may share. The admin client is the CLIs' adapter to a
+  // running gateway (its admin API over HTTP, and how to find the gateway that holds the data directory):
+  // below the audit and projections commands that run through it, as well as the admin CLI.
+  { eventstore: '^src/eventstore/', ratelimit: '^src/ratelimit/', jobs: '^src/jobs/', 'admin client': '^src/admin-client/' },
   { db: '^src/db/' },
+  // The admin API's records: rendered by admin/ (and projections/ for a projection's status), read by the
+  // admin client's callers and, types only, by the browser console.
+  { 'admin records': ADMIN_RECORDS },
 ];
 
 const SHARED = ['^src/billing/', '^src/errors/', '^src/ids/', '^src/config\\.ts$', '^src/clock\\.ts$', '^src/logger\\.ts$'];
+
+/**
+ * The modules of src/ that may import the read models' code (projections/): the composition root (it runs
+ * the projections and hands the reservation sweeper its query), the admin API (projection status and
+ * rebuild routes), metrics (each projection's lag) and the finance audit (it reconciles the log with the
+ * ledger's read model). Nothing else: not the core, http, the pipeline or the endpoints, and none of the
+ * modules the projections build on (access, ledger, eventstore, db, …), which reach a read model only
+ * through a port the composition root fills (src/ledger/reservation-sweeper.ts). The projections CLI is
+ * part of projections/ itself.
+ */
+const PROJECTION_READERS = ['^src/main\\.ts$', '^src/admin/', '^src/metrics/', '^src/audit/'];
 
 /**
  * Imports that break the layers and are left, for a time, to the work that removes them: `{ from, to }`
@@ -142,11 +163,32 @@ module.exports = {
       to: { path: '^(src|projections)/', pathNot: placed },
     },
     {
+      name: 'admin-records-import-nothing',
+      comment: 'src/admin-records.ts holds the admin API\'s record types and imports nothing, so that the browser console may import it',
+      severity: 'error',
+      from: { path: ADMIN_RECORDS },
+      to: {},
+    },
+    {
+      name: 'projections-read-by-named-modules',
+      comment: 'a module of src/ imports projections/ that PROJECTION_READERS does not name: reach the read model through a port, or name the module there with the reason',
+      severity: 'error',
+      from: { path: '^src/', pathNot: PROJECTION_READERS },
+      to: { path: '^projections/' },
+    },
+    {
       name: 'browser-code-imports-browser-code',
-      comment: 'the console (src/console) runs in the browser: it imports its own modules and npm packages, never the server, tests or node built-ins',
+      comment: 'the console (src/console) runs in the browser: it imports its own modules, npm packages and the admin records\' types, never the server, tests or node built-ins',
       severity: 'error',
       from: { path: BROWSER },
-      to: { path: '^(src|projections|test|ops)/', pathNot: BROWSER },
+      to: { path: '^(src|projections|test|ops)/', pathNot: [...BROWSER, ADMIN_RECORDS] },
+    },
+    {
+      name: 'browser-code-imports-browser-code',
+      comment: 'the console imports the admin records with `import type` only: the types are erased, nothing of the server reaches the bundle',
+      severity: 'error',
+      from: { path: BROWSER },
+      to: { path: ADMIN_RECORDS, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'browser-code-imports-browser-code',

@@ -1,18 +1,18 @@
-import { AdminApiClient, AdminApiError } from '../src/admin/admin-api-client.js';
-import { runRemoteProjectionsCommand } from '../src/admin/remote-projections-command.js';
-import { runningGateway } from '../src/admin/running-gateway.js';
+import { AdminApiClient, AdminApiError } from '../src/admin-client/admin-api-client.js';
+import { runningGateway } from '../src/admin-client/running-gateway.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/core.js';
 import { DataDirLockedError } from '../src/db/data-dir-lock.js';
 import { createEventStore } from '../src/eventstore/create-event-store.js';
 import { runProjectionsCommand } from './projections-command.js';
+import { runRemoteProjectionsCommand } from './remote-projections-command.js';
 import { eventCatalogue, projections } from './registry.js';
 
 /**
  * `npm run projections -- status | rebuild [name] | run`, configured like the gateway: DATABASE_URL (else
  * PGlite in DATA_DIR) for read models and checkpoints, EVENTSTORE_URL for EventStoreDB (else the Postgres
  * event store on the same database). In the embedded mode, while a gateway holds DATA_DIR, `status` and
- * `rebuild` go through that gateway's admin API (src/admin/remote-projections-command.ts).
+ * `rebuild` go through that gateway's admin API (remote-projections-command.ts).
  */
 async function main(): Promise<number> {
   const config = loadConfig();

@@ -7,7 +7,8 @@ import { defineProjection } from './projection.js';
  * The ledger's read models, from the `account-…` streams:
  * - `balances`: per organization, credits, settled cost, reserved amount and balance (credits − settled);
  * - `requests`: the request log, one row per reservation (who, which model, reserved, cost, usage, status,
- *   times); the open ones are what the reservation sweeper looks at;
+ *   times); the open ones past their deadline are what the reservation sweeper expires
+ *   (overdue-reservations.ts);
  * - `spend_daily`: settled cost and request counts per organization, UTC day, key, employee, team, space,
  *   type and model. Monthly figures and every grouping of the spend report are sums over it.
  * A request's spend belongs to the day its money was reserved (the same rule as the limits).

@@ -5,8 +5,8 @@ import { adminRoutes } from './admin/admin-routes.js';
 import { auditRoutes } from './admin/audit-routes.js';
 import { consoleRoutes } from './admin/console-routes.js';
 import { projectionRoutes } from './admin/projection-routes.js';
-import { announceGateway } from './admin/running-gateway.js';
 import { resolveAdminToken } from './admin/admin-token.js';
+import { announceGateway } from './admin-client/running-gateway.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { CatalogError } from './catalog/load-catalog.js';
 import { ConfigError, loadConfig, runtimeMode, type Config } from './config.js';
@@ -16,10 +16,11 @@ import { createApp } from './http/app.js';
 import { frontDoor } from './http/front-door.js';
 import { requestLog } from './http/request-log.js';
 import { systemClock, type Clock } from './clock.js';
-import { loadTokenCounter } from './billing/token-count.js';
+import { loadTokenCounter } from './billing/o200k-token-counter.js';
 import { InProcessScheduler } from './jobs/in-process-scheduler.js';
 import type { JobScheduler } from './jobs/job-scheduler.js';
 import { sweepExpiredReservations, SWEEP_INTERVAL_MS } from './ledger/reservation-sweeper.js';
+import { overdueReservationsFrom } from '../projections/overdue-reservations.js';
 import { ensureActiveGeneration } from '../projections/projection-generations.js';
 import { ProjectionRunner } from '../projections/projection-runner.js';
 import { eventCatalogue, projections } from '../projections/registry.js';
@@ -89,8 +90,9 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const scheduler: JobScheduler = config.REDIS_URL ? await bullMqScheduler(config.REDIS_URL, config.REDIS_PREFIX, logger) : new InProcessScheduler(logger);
     core.track(() => scheduler.close());
     if (config.REDIS_URL) readiness.push({ name: 'jobs', check: () => scheduler.ready(), optional: true });
+    const listOverdue = overdueReservationsFrom(database.kysely);
     await scheduler.every('expire-reservations', SWEEP_INTERVAL_MS, async () => {
-      const expired = await sweepExpiredReservations(database.kysely, accounts, clock);
+      const expired = await sweepExpiredReservations(listOverdue, accounts, clock);
       if (expired > 0) logger.info({ expired }, 'expired reservations past their deadline');
     });
 
@@ -136,7 +138,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     logger.info({ url, mode, models: catalog.current.models.size }, 'gateway listening');
-    // the CLIs reach this gateway's admin API while it holds the data directory (admin/running-gateway.ts)
+    // the CLIs reach this gateway's admin API while it holds the data directory (admin-client/running-gateway.ts)
     if (mode === 'embedded') core.track(announceGateway(config.DATA_DIR, url));
 
     let stopping: Promise<void> | undefined;

@@ -33,7 +33,7 @@ const CATEGORIES: ReadonlyArray<readonly [string, (frame: ProfileNode['callFrame
   ['undici (provider calls)', (frame) => frame.url.includes('node_modules/undici')],
   ['BullMQ', (frame) => frame.url.includes('node_modules/bullmq')],
   ['PGlite', (frame) => frame.url.includes('@electric-sql/pglite') || frame.url.startsWith('wasm://')],
-  ['tokenizer', (frame) => frame.url.includes('gpt-tokenizer') || frame.url.includes('token-count')],
+  ['tokenizer', (frame) => frame.url.includes('gpt-tokenizer') || frame.url.includes('o200k-token-counter')],
   ['event store', (frame) => frame.url.includes('/src/eventstore/')],
   ['ledger', (frame) => frame.url.includes('/src/ledger/')],
   ['projections', (frame) => frame.url.includes('/projections/')],

@@ -2,8 +2,10 @@ import { Router } from 'express';
 import { sql, type Kysely } from 'kysely';
 import { z } from 'zod';
 import type { AccessCommands } from '../access/access-commands.js';
+import type { ListedOrganizationRecord, OrganizationRecord, PageRecord, ReservationRecord } from '../admin-records.js';
 import { formatUsd } from '../billing/money.js';
 import { parseBody } from './admin-schemas.js';
+import { renderLimitPair } from './record-renderers.js';
 
 /**
  * Paginated lists from the read models, for the console and scripts (README, "Admin API"):
@@ -21,7 +23,7 @@ export const pageQuery = z.strictObject({
 
 export const DEFAULT_PAGE_SIZE = 20;
 
-function page<Row>(rows: Row[], limit: number, idOf: (row: Row) => string, render: (row: Row) => object) {
+function page<Row, Rendered>(rows: Row[], limit: number, idOf: (row: Row) => string, render: (row: Row) => Rendered): PageRecord<Rendered> {
   const shown = rows.slice(0, limit);
   return {
     object: 'list',
@@ -33,12 +35,11 @@ function page<Row>(rows: Row[], limit: number, idOf: (row: Row) => string, rende
 }
 
 const usd = (nanos: string | null) => formatUsd(BigInt(nanos ?? '0'));
-const usdOrNull = (nanos: string | null) => (nanos === null ? null : formatUsd(BigInt(nanos)));
 
 interface OrganizationRow {
   org_id: string;
   name: string;
-  status: string;
+  status: OrganizationRecord['status'];
   pii_masking: boolean;
   daily_limit: string | null;
   monthly_limit: string | null;
@@ -62,6 +63,38 @@ interface ReservationRow {
 
 const iso = (timestamp: string) => new Date(timestamp).toISOString();
 
+/** An organization as the read models hold it: no balances row (zero) until its account's first event. */
+function renderListedOrganization(row: OrganizationRow): ListedOrganizationRecord {
+  return {
+    id: row.org_id,
+    object: 'organization',
+    name: row.name,
+    status: row.status,
+    pii_masking: row.pii_masking,
+    balance_usd: usd(row.balance),
+    reserved_usd: usd(row.reserved),
+    spend_limits: renderLimitPair({ daily: row.daily_limit, monthly: row.monthly_limit }),
+    created_at: iso(row.created_at),
+  };
+}
+
+function renderReservation(orgId: string, row: ReservationRow): ReservationRecord {
+  return {
+    id: row.request_id,
+    object: 'reservation',
+    organization_id: orgId,
+    key_id: row.key_id,
+    employee_id: row.employee_id,
+    team_id: row.team_id,
+    space_id: row.space_id,
+    model: row.model,
+    type: row.category,
+    reserved_usd: usd(row.reserved),
+    reserved_at: iso(row.reserved_at),
+    expires_at: iso(row.deadline),
+  };
+}
+
 export function adminListRoutes(deps: { readonly readModels: Kysely<object>; readonly commands: AccessCommands }): Router {
   const router = Router();
   const db = deps.readModels;
@@ -78,19 +111,7 @@ export function adminListRoutes(deps: { readonly readModels: Kysely<object>; rea
          or (o.created_at, o.org_id) < (select created_at, org_id from organizations where org_id = ${after})
       order by o.created_at desc, o.org_id desc
       limit ${limit + 1}`.execute(db);
-    res.json(
-      page(rows, limit, (row) => row.org_id, (row) => ({
-        id: row.org_id,
-        object: 'organization',
-        name: row.name,
-        status: row.status,
-        pii_masking: row.pii_masking,
-        balance_usd: usd(row.balance),
-        reserved_usd: usd(row.reserved),
-        spend_limits: { daily_usd: usdOrNull(row.daily_limit), monthly_usd: usdOrNull(row.monthly_limit) },
-        created_at: iso(row.created_at),
-      })),
-    );
+    res.json(page(rows, limit, (row) => row.org_id, renderListedOrganization));
   });
 
   router.get('/admin/v1/organizations/:org/reservations', async (req, res) => {
@@ -107,22 +128,7 @@ export function adminListRoutes(deps: { readonly readModels: Kysely<object>; rea
           or (reserved_at, request_id) > (select reserved_at, request_id from requests where request_id = ${after}))
       order by reserved_at, request_id
       limit ${limit + 1}`.execute(db);
-    res.json(
-      page(rows, limit, (row) => row.request_id, (row) => ({
-        id: row.request_id,
-        object: 'reservation',
-        organization_id: req.params.org,
-        key_id: row.key_id,
-        employee_id: row.employee_id,
-        team_id: row.team_id,
-        space_id: row.space_id,
-        model: row.model,
-        type: row.category,
-        reserved_usd: usd(row.reserved),
-        reserved_at: iso(row.reserved_at),
-        expires_at: iso(row.deadline),
-      })),
-    );
+    res.json(page(rows, limit, (row) => row.request_id, (row) => renderReservation(req.params.org, row)));
   });
 
   return router;

@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { AccessCommands } from '../access/access-commands.js';
-import { DEFAULT_RPM, DEFAULT_TPM, type KeySettings } from '../access/access-events.js';
+import type { KeySettings } from '../access/access-events.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
 import { systemClock, type Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -15,7 +15,7 @@ import { adminListRoutes } from './admin-list-routes.js';
 import { dailySpendRoutes } from './daily-spend.js';
 import { catalogModelsRoute } from './catalog-models-route.js';
 import { parseUsd } from '../billing/money.js';
-import { keyLimitsFromBody, limitPairFromBody, renderKey, renderLimitPair, renderOrganization } from './admin-records.js';
+import { renderEmployee, renderIssuedKey, renderKey, renderList, renderOrganization, renderSpace, renderTeam } from './record-renderers.js';
 import {
   changeKeyBody,
   changeOrganizationBody,
@@ -23,6 +23,9 @@ import {
   creditsBody,
   employeeBody,
   issueKeyBody,
+  keyLimitsFromBody,
+  keyToIssue,
+  limitPairFromBody,
   parseBody,
   spaceBody,
   teamBody,
@@ -112,70 +115,51 @@ export function adminRoutes(deps: AdminDependencies): Router {
 
   router.post('/admin/v1/organizations/:org/teams', async (req, res) => {
     const input = parseBody(teamBody, body(res));
-    const teamId = await commands.createTeam(req.params.org, { name: input.name, spendLimits: limitPairFromBody(input.spend_limits) }, actor);
-    res.status(201).json({ id: teamId, object: 'team', organization_id: req.params.org, name: input.name, spend_limits: renderLimitPair(limitPairFromBody(input.spend_limits)) });
+    const team = { name: input.name, spendLimits: limitPairFromBody(input.spend_limits) };
+    const teamId = await commands.createTeam(req.params.org, team, actor);
+    res.status(201).json(renderTeam(req.params.org, teamId, team));
   });
 
   router.get('/admin/v1/organizations/:org/teams', async (req, res) => {
     const organization = await commands.loadOrganization(req.params.org);
-    const data = [...organization.teams].map(([id, team]) => ({ id, object: 'team', organization_id: organization.orgId, name: team.name, spend_limits: renderLimitPair(team.spendLimits) }));
-    res.json({ object: 'list', data });
+    res.json(renderList([...organization.teams].map(([id, team]) => renderTeam(organization.orgId, id, team))));
   });
 
   router.post('/admin/v1/organizations/:org/employees', async (req, res) => {
     const input = parseBody(employeeBody, body(res));
-    const spendLimits = limitPairFromBody(input.spend_limits);
-    const employeeId = await commands.createEmployee(req.params.org, { name: input.name, teamId: input.team_id ?? null, spendLimits }, actor);
-    res.status(201).json({ id: employeeId, object: 'employee', organization_id: req.params.org, name: input.name, team_id: input.team_id ?? null, spend_limits: renderLimitPair(spendLimits) });
+    const employee = { name: input.name, teamId: input.team_id ?? null, spendLimits: limitPairFromBody(input.spend_limits) };
+    const employeeId = await commands.createEmployee(req.params.org, employee, actor);
+    res.status(201).json(renderEmployee(req.params.org, employeeId, employee));
   });
 
   router.get('/admin/v1/organizations/:org/employees', async (req, res) => {
     const organization = await commands.loadOrganization(req.params.org);
-    const data = [...organization.employees].map(([id, employee]) => ({
-      id,
-      object: 'employee',
-      organization_id: organization.orgId,
-      name: employee.name,
-      team_id: employee.teamId,
-      spend_limits: renderLimitPair(employee.spendLimits),
-    }));
-    res.json({ object: 'list', data });
+    res.json(renderList([...organization.employees].map(([id, employee]) => renderEmployee(organization.orgId, id, employee))));
   });
 
   router.post('/admin/v1/organizations/:org/spaces', async (req, res) => {
     const input = parseBody(spaceBody, body(res));
-    const spaceId = await commands.createSpace(req.params.org, { name: input.name }, actor);
-    res.status(201).json({ id: spaceId, object: 'space', organization_id: req.params.org, name: input.name });
+    const space = { name: input.name };
+    const spaceId = await commands.createSpace(req.params.org, space, actor);
+    res.status(201).json(renderSpace(req.params.org, spaceId, space));
   });
 
   router.get('/admin/v1/organizations/:org/spaces', async (req, res) => {
     const organization = await commands.loadOrganization(req.params.org);
-    res.json({ object: 'list', data: [...organization.spaces].map(([id, space]) => ({ id, object: 'space', organization_id: organization.orgId, name: space.name })) });
+    res.json(renderList([...organization.spaces].map(([id, space]) => renderSpace(organization.orgId, id, space))));
   });
 
   router.post('/admin/v1/organizations/:org/keys', async (req, res) => {
     const input = parseBody(issueKeyBody, body(res));
     checkModels(input);
-    const { secret, key } = await commands.issueKey(
-      req.params.org,
-      {
-        name: input.name ?? null,
-        employeeId: input.employee_id ?? null,
-        models: input.models ?? null,
-        limits: keyLimitsFromBody(input.limits),
-        rpm: input.rpm ?? DEFAULT_RPM,
-        tpm: input.tpm ?? DEFAULT_TPM,
-        expiresAt: input.expires_at ? new Date(input.expires_at).toISOString() : null,
-      },
-      actor,
-    );
-    res.status(201).json({ ...renderKey(key, clock.now()), key: secret });
+    const { secret, key } = await commands.issueKey(req.params.org, keyToIssue(input), actor);
+    res.status(201).json(renderIssuedKey(key, secret, clock.now()));
   });
 
   router.get('/admin/v1/organizations/:org/keys', async (req, res) => {
     await commands.loadOrganization(req.params.org);
     const keys = await commands.keysOf(req.params.org);
-    res.json({ object: 'list', data: keys.map((key) => renderKey(key, clock.now())) });
+    res.json(renderList(keys.map((key) => renderKey(key, clock.now()))));
   });
 
   router.get('/admin/v1/keys/:key', async (req, res) => {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { DEFAULT_RPM, DEFAULT_TPM, type KeyLimits, type KeySettings, type LimitPair } from '../access/access-events.js';
 import { MODEL_CATEGORIES } from '../billing/categories.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { isUsdAmount } from '../billing/money.js';
+import { isUsdAmount, parseUsd } from '../billing/money.js';
 
 /**
  * Admin request bodies. Money is a USD decimal string ("12.50"); a JSON number is refused, because
@@ -51,6 +52,7 @@ export const changeKeyBody = z.strictObject(keySettings);
 
 export type LimitPairBody = z.infer<typeof limitPair>;
 export type KeyLimitsBody = z.infer<typeof keyLimits>;
+export type IssueKeyBody = z.infer<typeof issueKeyBody>;
 
 /** Parses a body, or throws `400 invalid_request` whose message and `param` name the field at fault. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -60,4 +62,41 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const field = issue.path.map(String).join('.');
   const message = issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : issue.message;
   throw new GatewayError('invalid_request', field ? `${field}: ${message}` : message, field ? { param: field } : {});
+}
+
+/**
+ * The bodies as the access commands take them (nanodollar strings), for the routes and for the admin CLI
+ * working on the database alike.
+ */
+const toNanos = (value: string | null | undefined) => (value === undefined || value === null ? null : String(parseUsd(value)));
+
+export function limitPairFromBody(body: LimitPairBody | undefined, previous?: LimitPair): LimitPair {
+  return {
+    daily: body?.daily_usd !== undefined ? toNanos(body.daily_usd) : previous?.daily ?? null,
+    monthly: body?.monthly_usd !== undefined ? toNanos(body.monthly_usd) : previous?.monthly ?? null,
+  };
+}
+
+export function keyLimitsFromBody(body: KeyLimitsBody | undefined): KeyLimits {
+  const byType: KeyLimits['byType'] = {};
+  for (const [category, pair] of Object.entries(body?.by_type ?? {})) byType[category as keyof KeyLimits['byType']] = limitPairFromBody(pair);
+  const byModel: KeyLimits['byModel'] = {};
+  for (const [model, pair] of Object.entries(body?.by_model ?? {})) byModel[model] = limitPairFromBody(pair);
+  return { overall: limitPairFromBody(body), byType, byModel };
+}
+
+/**
+ * The key an issue-key body asks for, with the defaults of what it leaves out: no name, no employee,
+ * every model, no limits, DEFAULT_RPM and DEFAULT_TPM, no expiry; the expiry in UTC.
+ */
+export function keyToIssue(body: IssueKeyBody): KeySettings & { name: string | null; employeeId: string | null } {
+  return {
+    name: body.name ?? null,
+    employeeId: body.employee_id ?? null,
+    models: body.models ?? null,
+    limits: keyLimitsFromBody(body.limits),
+    rpm: body.rpm ?? DEFAULT_RPM,
+    tpm: body.tpm ?? DEFAULT_TPM,
+    expiresAt: body.expires_at ? new Date(body.expires_at).toISOString() : null,
+  };
 }

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AccessCommands } from '../access/access-commands.js';
+import type { AuditReconciliationRecord, AuditVerificationRecord } from '../admin-records.js';
 import { AUDIT_FORMATS, auditCsv, auditJson, auditTable } from '../audit/audit-format.js';
 import { auditFilter, auditQuery } from '../audit/audit-report.js';
 import { auditReport, reconcileAudit, verifyLedger, type AuditSources } from '../audit/audit-service.js';
@@ -55,14 +56,14 @@ export function auditRoutes(deps: AuditRouteDependencies): Router {
       checkpoint: reconciliation.checkpoint,
       events_after_checkpoint: reconciliation.eventsAfterCheckpoint,
       differences: reconciliation.differences,
-    });
+    } satisfies AuditReconciliationRecord);
   });
 
   router.get('/admin/v1/audit/verify', async (req, res) => {
     const input = parseBody(verifyQuery, req.query);
     if (input.organization_id !== undefined) await deps.commands.loadOrganization(input.organization_id);
     const verification = await verifyLedger(deps, input.organization_id);
-    res.json({ object: 'audit_verification', organizations: verification.organizations, checkpoint: verification.checkpoint, mismatches: verification.mismatches });
+    res.json({ object: 'audit_verification', organizations: verification.organizations, checkpoint: verification.checkpoint, mismatches: verification.mismatches } satisfies AuditVerificationRecord);
   });
 
   return router;

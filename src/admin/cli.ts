@@ -5,17 +5,17 @@ import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 import { createLogger } from '../logger.js';
 import { openCore } from '../core.js';
-import { AdminApiClient, AdminApiError } from './admin-api-client.js';
+import { AdminApiClient, AdminApiError } from '../admin-client/admin-api-client.js';
+import { runningGateway } from '../admin-client/running-gateway.js';
 import { localAdminOperations, remoteAdminOperations } from './admin-operations.js';
 import type { LimitPairBody } from './admin-schemas.js';
-import { runningGateway } from './running-gateway.js';
 
 /**
  * `npm run admin -- <command> [options]`: the admin operations for an operator on the machine, run on the
  * database directly through the same commands and deciders as the admin API. Reads the same environment
  * as the gateway (DATABASE_URL, or DATA_DIR in embedded mode). In the embedded mode only one process may
  * hold the data directory: while a gateway holds it, the commands go through that gateway's admin API
- * (running-gateway.ts), with the same results. Prints JSON.
+ * (src/admin-client/running-gateway.ts), with the same results. Prints JSON.
  */
 const USAGE = `usage: npm run admin -- <command> [options]
   create-organization --name NAME [--pii-masking] [--daily-usd X] [--monthly-usd X]
@@ -90,12 +90,12 @@ async function main(argv: string[]): Promise<number> {
       case 'issue-key':
         result = await operations.issueKey(need(first, 'ORG'), {
           name: values.name ?? null,
-          employeeId: values.employee ?? null,
+          employee_id: values.employee ?? null,
           models: values.models ? values.models.split(',').map((model) => model.trim()) : null,
           limits,
-          rpm: values.rpm ? Number(values.rpm) : undefined,
-          tpm: values.tpm ? Number(values.tpm) : undefined,
-          expiresAt: values['expires-at'] ? new Date(values['expires-at']).toISOString() : null,
+          ...(values.rpm ? { rpm: Number(values.rpm) } : {}),
+          ...(values.tpm ? { tpm: Number(values.tpm) } : {}),
+          expires_at: values['expires-at'] ? new Date(values['expires-at']).toISOString() : null,
         });
         break;
       case 'show-key':

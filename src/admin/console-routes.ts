@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
+import type { ConsoleSessionRecord } from '../admin-records.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { consoleStatic, DEFAULT_CONSOLE_DIR } from '../http/console-static.js';
@@ -54,7 +55,7 @@ export function consoleRoutes(deps: ConsoleDependencies): Router {
   router.get('/console/session', (req, res) => {
     const session = sessionOf(req);
     if (!session) throw new GatewayError('invalid_admin_token', 'not signed in to the console');
-    res.set(noStore).json({ object: 'console_session', expires_at: session.expiresAt.toISOString(), csrf_token: session.csrfToken });
+    res.set(noStore).json({ object: 'console_session', expires_at: session.expiresAt.toISOString(), csrf_token: session.csrfToken } satisfies ConsoleSessionRecord);
   });
 
   router.delete('/console/session', (req, res) => {

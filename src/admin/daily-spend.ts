@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { sql, type Kysely } from 'kysely';
 import { z } from 'zod';
 import type { AccessCommands } from '../access/access-commands.js';
+import type { DailySpendGroup, DailySpendRecord } from '../admin-records.js';
 import type { Clock } from '../clock.js';
 import { formatUsd } from '../billing/money.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -13,7 +14,7 @@ import { parseBody } from './admin-schemas.js';
  * the spend report (src/admin/spend-report.ts), so the sums over a group equal its figures there.
  * Only days and groups with spend appear; at most 366 days per call.
  */
-const GROUP_COLUMNS = { key: 'key_id', model: 'model', space: 'space_id', type: 'category' } as const;
+const GROUP_COLUMNS = { key: 'key_id', model: 'model', space: 'space_id', type: 'category' } as const satisfies Record<DailySpendGroup, string>;
 type Group = keyof typeof GROUP_COLUMNS;
 const day = z.iso.date('must be a date YYYY-MM-DD');
 const MAX_DAYS = 366;
@@ -50,7 +51,7 @@ export function dailySpendRoutes(deps: { readonly readModels: Kysely<object>; re
       group_by: groupBy,
       data: rows.map((row) => ({ day: row.day, [groupBy]: row.group === '' ? null : row.group, cost_usd: formatUsd(BigInt(row.cost)), requests: Number(row.requests) })),
       total_usd: formatUsd(total),
-    });
+    } satisfies DailySpendRecord);
   });
   return router;
 }

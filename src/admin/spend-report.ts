@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { z } from 'zod';
+import type { SpendGroup, SpendReportRecord } from '../admin-records.js';
 import { formatUsd } from '../billing/money.js';
 import { parseBody } from './admin-schemas.js';
 
@@ -7,7 +8,7 @@ import { parseBody } from './admin-schemas.js';
  * `GET /admin/v1/organizations/{org}/spend?from&to&group_by=key|model|space|day|type`: settled spend from
  * the `spend_daily` read model, for UTC days `from`…`to` inclusive (default: this month so far).
  */
-const GROUP_COLUMNS = { key: 'key_id', model: 'model', space: 'space_id', day: 'day', type: 'category' } as const;
+const GROUP_COLUMNS = { key: 'key_id', model: 'model', space: 'space_id', day: 'day', type: 'category' } as const satisfies Record<SpendGroup, string>;
 const day = z.iso.date('must be a date YYYY-MM-DD');
 export const spendQuery = z.strictObject({
   from: day.optional(),
@@ -15,7 +16,7 @@ export const spendQuery = z.strictObject({
   group_by: z.enum(Object.keys(GROUP_COLUMNS) as [keyof typeof GROUP_COLUMNS, ...Array<keyof typeof GROUP_COLUMNS>]).optional(),
 });
 
-export async function spendReport(db: Kysely<object>, orgId: string, query: unknown, now: Date) {
+export async function spendReport(db: Kysely<object>, orgId: string, query: unknown, now: Date): Promise<SpendReportRecord> {
   const input = parseBody(spendQuery, query);
   const today = now.toISOString().slice(0, 10);
   const from = input.from ?? `${today.slice(0, 7)}-01`;

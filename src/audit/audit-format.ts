@@ -1,3 +1,4 @@
+import type { AuditFiguresRecord, AuditReportRecord } from '../admin-records.js';
 import { formatUsd } from '../billing/money.js';
 import type { AuditReport, Figures, OrganizationAudit } from './audit-report.js';
 
@@ -27,7 +28,7 @@ function csvField(value: string): string {
 }
 
 /** The JSON form (admin API and `--format json`): amounts as USD strings, counts as numbers. */
-export function auditJson(report: AuditReport) {
+export function auditJson(report: AuditReport): AuditReportRecord {
   const { filter } = report;
   return {
     object: 'audit_report',
@@ -44,7 +45,7 @@ export function auditJson(report: AuditReport) {
   };
 }
 
-function figuresJson(figures: Figures) {
+function figuresJson(figures: Figures): AuditFiguresRecord {
   return {
     requests: figures.requests,
     spend_usd: formatUsd(figures.spend),

@@ -1,6 +1,5 @@
-import { AdminApiClient, AdminApiError } from '../admin/admin-api-client.js';
-import { remoteAuditBackend } from '../admin/remote-audit-backend.js';
-import { runningGateway } from '../admin/running-gateway.js';
+import { AdminApiClient, AdminApiError } from '../admin-client/admin-api-client.js';
+import { runningGateway } from '../admin-client/running-gateway.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from '../core.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
@@ -8,6 +7,7 @@ import { createEventStore } from '../eventstore/create-event-store.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 import { localAuditBackend, runAuditCommand, type AuditBackend } from './audit-command.js';
 import { NoReadModelError } from './audit-read-models.js';
+import { remoteAuditBackend } from './remote-audit-backend.js';
 
 /**
  * `npm run audit -- …` (audit-command.ts), configured like the gateway: EVENTSTORE_URL (EventStoreDB) or

@@ -1,5 +1,5 @@
 import { withTokenizerMargin } from '../billing/reserve-margin.js';
-import { countTokens } from '../billing/token-count.js';
+import { countTokens } from '../billing/o200k-token-counter.js';
 import type { CatalogModel } from './catalog.js';
 
 /**

@@ -1,3 +1,5 @@
+import type { ConsoleSessionRecord } from '../admin-records.js';
+
 /**
  * Every call the console makes: the admin API under /admin/v1 and its own session under /console/session,
  * same-origin, with the session cookie. A call that changes something carries the CSRF token the session
@@ -14,13 +16,6 @@ export class ApiError extends Error {
 }
 
 let csrfToken = '';
-
-/** A page of an admin list: `after` is the last id of the page before. */
-export interface Page<T> {
-  data: T[];
-  has_more: boolean;
-  last_id: string | null;
-}
 
 async function send(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json', ...headers } };
@@ -71,11 +66,11 @@ export function withQuery(path: string, query: Record<string, string | number | 
 }
 
 /** The current session, or undefined when the cookie holds none. */
-export async function loadSession(): Promise<{ expires_at: string } | undefined> {
+export async function loadSession(): Promise<ConsoleSessionRecord | undefined> {
   const response = await fetch('/console/session', { credentials: 'same-origin', headers: { accept: 'application/json' } });
   if (response.status === 401) return undefined;
   if (!response.ok) throw new ApiError(response.status, `http_${response.status}`, 'the session could not be read');
-  const session = (await response.json()) as { expires_at: string; csrf_token: string };
+  const session = (await response.json()) as ConsoleSessionRecord;
   csrfToken = session.csrf_token;
   return session;
 }

@@ -10,7 +10,7 @@ import { FAKE_OPENAI_KEY, TEST_ADMIN_TOKEN } from '../support/test-gateway.js';
 
 /**
  * The embedded mode: one gateway process holds the PGlite data directory, and `npm run admin`, `audit`
- * and `projections` still work beside it, through its admin API (src/admin/running-gateway.ts).
+ * and `projections` still work beside it, through its admin API (src/admin-client/running-gateway.ts).
  */
 describe('the CLIs beside a running embedded gateway', function () {
   this.timeout(180_000);

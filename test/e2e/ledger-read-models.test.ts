@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { sweepExpiredReservations } from '../../src/ledger/reservation-sweeper.js';
+import { overdueReservationsFrom } from '../../projections/overdue-reservations.js';
 import { parseUsd } from '../../src/billing/money.js';
 import { systemClock } from '../../src/clock.js';
 import type { AccountCommand } from '../../src/ledger/account-decider.js';
@@ -107,7 +108,7 @@ describe('ledger read models, spend report and reservation sweeper', function ()
       const result = await sql<{ n: number }>`select count(*)::int as n from requests where org_id = ${orgId}`.execute(gateway.database.kysely);
       expect(result.rows[0]!.n).to.equal(2);
     });
-    expect(await sweepExpiredReservations(gateway.database.kysely, gateway.accounts, systemClock)).to.be.at.least(1);
+    expect(await sweepExpiredReservations(overdueReservationsFrom(gateway.database.kysely), gateway.accounts, systemClock)).to.be.at.least(1);
     expect(await gateway.accounts.balance(orgId)).to.deep.equal({ balance: parseUsd('1'), reserved: parseUsd('0.1'), available: parseUsd('0.9') });
     // a second sweep finds nothing more to do for this account
     await eventually(async () => {

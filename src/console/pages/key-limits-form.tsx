@@ -1,4 +1,4 @@
-import type { Key } from '../records.js';
+import type { KeyRecord } from '../../admin-records.js';
 
 /** The fields a key's issue and edit forms share, kept as the text typed; the API checks the values. */
 export interface KeyLimitsInput {
@@ -65,7 +65,7 @@ export function KeyLimitsForm({ value, onChange, catalog }: { value: KeyLimitsIn
  * The body for `POST …/keys` (issue: empty fields are left out, the gateway's defaults apply) or
  * `PATCH /keys/{id}` (edit: an empty field clears the limit, the model list or the expiry).
  */
-export function keyLimitsBody(input: KeyLimitsInput, mode: 'issue' | 'edit', previous?: Key['limits']): Record<string, unknown> {
+export function keyLimitsBody(input: KeyLimitsInput, mode: 'issue' | 'edit', previous?: KeyRecord['limits']): Record<string, unknown> {
   const models = input.models;
   const money = (text: string) => (text.trim() === '' ? null : text.trim());
   const body: Record<string, unknown> = {};

@@ -1,15 +1,15 @@
 import { useState } from 'preact/hooks';
 import { admin, get } from '../api.js';
-import type { Employee, Key, List } from '../records.js';
+import type { EmployeeRecord, IssuedKeyRecord, KeyRecord, ListRecord } from '../../admin-records.js';
 import { ConfirmButton, ErrorNotice, Loading, Pager, useAction, useLoad, usePages } from '../ui.js';
 import { KeyLimitsForm, type KeyLimitsInput, keyLimitsBody } from './key-limits-form.js';
 
 /** The organization's keys: issue one (its secret shown once), change its limits, revoke it. */
 export function KeysTab({ orgId }: { orgId: string }) {
   const org = encodeURIComponent(orgId);
-  const keys = useLoad(() => get<List<Key>>(`/organizations/${org}/keys`), [orgId]);
-  const employees = useLoad(() => get<List<Employee>>(`/organizations/${org}/employees`), [orgId]);
-  const models = useLoad(() => get<List<{ id: string }>>('/models'), []);
+  const keys = useLoad(() => get<ListRecord<KeyRecord>>(`/organizations/${org}/keys`), [orgId]);
+  const employees = useLoad(() => get<ListRecord<EmployeeRecord>>(`/organizations/${org}/employees`), [orgId]);
+  const models = useLoad(() => get<ListRecord<{ id: string }>>('/models'), []);
   const catalog = models.data?.data.map((model) => model.id) ?? [];
   const pages = usePages(keys.data?.data);
   const [editing, setEditing] = useState<string | undefined>();
@@ -87,7 +87,7 @@ export function KeysTab({ orgId }: { orgId: string }) {
   );
 }
 
-function IssueKey({ orgId, employees, catalog, onIssued }: { orgId: string; employees: Employee[]; catalog: string[]; onIssued: () => void }) {
+function IssueKey({ orgId, employees, catalog, onIssued }: { orgId: string; employees: EmployeeRecord[]; catalog: string[]; onIssued: () => void }) {
   const [name, setName] = useState('');
   const [employeeId, setEmployeeId] = useState('');
   const [limits, setLimits] = useState<KeyLimitsInput>({ models: [], daily: '', monthly: '', rpm: '', tpm: '', expiresAt: '' });
@@ -101,7 +101,7 @@ function IssueKey({ orgId, employees, catalog, onIssued }: { orgId: string; empl
           event.preventDefault();
           await action.run(async () => {
             const body = { ...(name.trim() ? { name: name.trim() } : {}), ...(employeeId ? { employee_id: employeeId } : {}), ...keyLimitsBody(limits, 'issue') };
-            const key = await admin<Key & { key: string }>('POST', `/organizations/${encodeURIComponent(orgId)}/keys`, body);
+            const key = await admin<IssuedKeyRecord>('POST', `/organizations/${encodeURIComponent(orgId)}/keys`, body);
             setIssued({ id: key.id, secret: key.key });
             setName('');
             onIssued();
@@ -170,7 +170,7 @@ function SecretOnce({ secret, keyId, onDismiss }: { secret: string; keyId: strin
   );
 }
 
-function EditKey({ keyRecord, catalog, onDone }: { keyRecord: Key | undefined; catalog: string[]; onDone: () => void }) {
+function EditKey({ keyRecord, catalog, onDone }: { keyRecord: KeyRecord | undefined; catalog: string[]; onDone: () => void }) {
   const [limits, setLimits] = useState<KeyLimitsInput>(() => ({
     models: keyRecord?.models ?? [],
     daily: keyRecord?.limits.daily_usd ?? '',

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { admin, get } from '../api.js';
-import type { Organization } from '../records.js';
+import type { OrganizationRecord } from '../../admin-records.js';
 import { href, ORGANIZATION_TABS, type OrganizationTab } from '../router.js';
 import { ConfirmButton, ErrorNotice, Loading, Notice, orNone, useAction, useLoad, type Loaded } from '../ui.js';
 import { KeysTab } from './keys.js';
@@ -12,7 +12,7 @@ const TAB_NAMES: Record<OrganizationTab, string> = { overview: 'Overview', keys:
 
 /** One organization: its money and settings, and tabs for its keys, people, spend and reservations. */
 export function OrganizationPage({ orgId, tab }: { orgId: string; tab: OrganizationTab }) {
-  const organization = useLoad(() => get<Organization>(`/organizations/${encodeURIComponent(orgId)}`), [orgId]);
+  const organization = useLoad(() => get<OrganizationRecord>(`/organizations/${encodeURIComponent(orgId)}`), [orgId]);
   return (
     <>
       <p class="crumbs">
@@ -38,7 +38,7 @@ export function OrganizationPage({ orgId, tab }: { orgId: string; tab: Organizat
   );
 }
 
-function Overview({ orgId, organization }: { orgId: string; organization: Loaded<Organization> }) {
+function Overview({ orgId, organization }: { orgId: string; organization: Loaded<OrganizationRecord> }) {
   const change = useAction();
   const shown = organization.data;
   const patch = (body: object) => change.run(async () => {
@@ -122,7 +122,7 @@ function TopUp({ orgId, onDone }: { orgId: string; onDone: () => void }) {
           event.preventDefault();
           setDone('');
           const credited = await action.run(() =>
-            admin<Organization>('POST', `/organizations/${encodeURIComponent(orgId)}/credits`, { amount_usd: amount.trim() }, { 'idempotency-key': idempotencyKey }),
+            admin<OrganizationRecord>('POST', `/organizations/${encodeURIComponent(orgId)}/credits`, { amount_usd: amount.trim() }, { 'idempotency-key': idempotencyKey }),
           );
           if (credited) {
             setDone(`${amount.trim()} USD added.`);

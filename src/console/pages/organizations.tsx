@@ -1,13 +1,13 @@
 import { useState } from 'preact/hooks';
-import { admin, get, type Page } from '../api.js';
-import type { Organization } from '../records.js';
+import type { ListedOrganizationRecord, OrganizationRecord, PageRecord } from '../../admin-records.js';
+import { admin, get } from '../api.js';
 import { href } from '../router.js';
 import { ErrorNotice, Loading, Pager, PAGE_SIZE, useAction, useCursor, useLoad } from '../ui.js';
 
 /** Every organization, a page at a time, and the form that creates one. */
 export function OrganizationsPage() {
   const cursor = useCursor();
-  const list = useLoad(() => get<Page<Organization>>('/organizations', { limit: PAGE_SIZE, after: cursor.after }), [cursor.after]);
+  const list = useLoad(() => get<PageRecord<ListedOrganizationRecord>>('/organizations', { limit: PAGE_SIZE, after: cursor.after }), [cursor.after]);
   return (
     <>
       <h1 tabIndex={-1}>Organizations</h1>
@@ -73,8 +73,8 @@ function CreateOrganization() {
         class="inline"
         onSubmit={async (event) => {
           event.preventDefault();
-          let created: Organization | undefined;
-          const done = await action.run(async () => (created = await admin<Organization>('POST', '/organizations', { name, pii_masking: pii })));
+          let created: OrganizationRecord | undefined;
+          const done = await action.run(async () => (created = await admin<OrganizationRecord>('POST', '/organizations', { name, pii_masking: pii })));
           if (done && created) location.hash = href({ page: 'organization', orgId: created.id, tab: 'overview' });
         }}
       >

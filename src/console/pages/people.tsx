@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
 import { admin, get } from '../api.js';
-import type { Employee, List, Space, Team } from '../records.js';
+import type { EmployeeRecord, ListRecord, SpaceRecord, TeamRecord } from '../../admin-records.js';
 import { ErrorNotice, Loading, orNone, Pager, useAction, useLoad, usePages } from '../ui.js';
 
 /** Teams, employees and spaces of an organization: lists, and the forms that add one. */
 export function PeopleTab({ orgId }: { orgId: string }) {
   const org = `/organizations/${encodeURIComponent(orgId)}`;
-  const teams = useLoad(() => get<List<Team>>(`${org}/teams`), [orgId]);
-  const employees = useLoad(() => get<List<Employee>>(`${org}/employees`), [orgId]);
-  const spaces = useLoad(() => get<List<Space>>(`${org}/spaces`), [orgId]);
+  const teams = useLoad(() => get<ListRecord<TeamRecord>>(`${org}/teams`), [orgId]);
+  const employees = useLoad(() => get<ListRecord<EmployeeRecord>>(`${org}/employees`), [orgId]);
+  const spaces = useLoad(() => get<ListRecord<SpaceRecord>>(`${org}/spaces`), [orgId]);
   const teamName = (id: string | null) => (id ? (teams.data?.data.find((team) => team.id === id)?.name ?? id) : '—');
   return (
     <div class="columns">
@@ -76,7 +76,7 @@ function Rows<T extends { id: string }>({ items, label, head, row }: { items: T[
   );
 }
 
-function AddByName({ what, path, onAdded, teams }: { what: string; path: string; onAdded: () => void; teams?: Team[] }) {
+function AddByName({ what, path, onAdded, teams }: { what: string; path: string; onAdded: () => void; teams?: TeamRecord[] }) {
   const [name, setName] = useState('');
   const [teamId, setTeamId] = useState('');
   const action = useAction();

@@ -1,20 +1,13 @@
 import { useState } from 'preact/hooks';
 import { admin, get } from '../api.js';
-import type { List, ProjectionStatus } from '../records.js';
+import type { ListRecord, ProjectionRebuildRecord, ProjectionStatusRecord } from '../../admin-records.js';
 import { ConfirmButton, ErrorNotice, Loading, Notice, useAction, useLoad } from '../ui.js';
-
-interface RebuildResult {
-  projection: string;
-  generation: number;
-  events_processed: number;
-  elapsed_ms: number;
-}
 
 /** The read models: how far each is behind the log, and a rebuild from the log (a new generation). */
 export function ProjectionsPage() {
-  const list = useLoad(() => get<List<ProjectionStatus>>('/projections'), []);
+  const list = useLoad(() => get<ListRecord<ProjectionStatusRecord>>('/projections'), []);
   const rebuild = useAction();
-  const [result, setResult] = useState<RebuildResult | undefined>();
+  const [result, setResult] = useState<ProjectionRebuildRecord | undefined>();
   return (
     <>
       <h1 tabIndex={-1}>Projections</h1>
@@ -53,9 +46,9 @@ export function ProjectionsPage() {
                   <span class={`status ${projection.status}`}>{projection.status}</span>
                 </td>
                 <td class="number">{projection.generation}</td>
-                <td class="number">{String(projection.events_processed ?? '—')}</td>
-                <td class="number">{String(projection.events_behind ?? projection.lag?.events_behind ?? '—')}</td>
-                <td class="number">{projection.ms_behind ?? projection.lag?.ms_behind ?? '—'}</td>
+                <td class="number">{projection.events_processed}</td>
+                <td class="number">{String(projection.lag?.events_behind ?? '—')}</td>
+                <td class="number">{projection.lag?.ms_behind ?? '—'}</td>
                 <td>
                   {String(projection.built_by_version ?? '—')} / {String(projection.code_version ?? '—')}
                 </td>
@@ -69,7 +62,7 @@ export function ProjectionsPage() {
                     onConfirm={() =>
                       void rebuild.run(async () => {
                         setResult(undefined);
-                        setResult(await admin<RebuildResult>('POST', `/projections/${encodeURIComponent(projection.projection)}/rebuild`));
+                        setResult(await admin<ProjectionRebuildRecord>('POST', `/projections/${encodeURIComponent(projection.projection)}/rebuild`));
                         list.reload();
                       })
                     }

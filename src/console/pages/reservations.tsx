@@ -1,11 +1,11 @@
-import { get, type Page } from '../api.js';
-import type { Reservation } from '../records.js';
+import type { PageRecord, ReservationRecord } from '../../admin-records.js';
+import { get } from '../api.js';
 import { ErrorNotice, Loading, Pager, PAGE_SIZE, useCursor, useLoad } from '../ui.js';
 
 /** Money held for requests still running (or abandoned: the sweeper releases them at their deadline). */
 export function ReservationsTab({ orgId }: { orgId: string }) {
   const cursor = useCursor();
-  const list = useLoad(() => get<Page<Reservation>>(`/organizations/${encodeURIComponent(orgId)}/reservations`, { limit: PAGE_SIZE, after: cursor.after }), [orgId, cursor.after]);
+  const list = useLoad(() => get<PageRecord<ReservationRecord>>(`/organizations/${encodeURIComponent(orgId)}/reservations`, { limit: PAGE_SIZE, after: cursor.after }), [orgId, cursor.after]);
   return (
     <section aria-labelledby="reservations">
       <h2 id="reservations">Open reservations</h2>

@@ -1,15 +1,15 @@
 import { useMemo, useState } from 'preact/hooks';
 import { get, withQuery } from '../api.js';
-import type { DailySpend, Key, List, Space, SpendGroup } from '../records.js';
+import type { DailySpendGroup, DailySpendRecord, KeyRecord, ListRecord, SpaceRecord } from '../../admin-records.js';
 import { daysBetween, SpendChart, type SpendSeries } from '../spend-chart.js';
 import { ErrorNotice, Loading, monthStart, Pager, today, useLoad, usePages } from '../ui.js';
 
-const GROUPS: Record<SpendGroup, string> = { model: 'Model', key: 'Key', space: 'Space', type: 'Type' };
+const GROUPS: Record<DailySpendGroup, string> = { model: 'Model', key: 'Key', space: 'Space', type: 'Type' };
 
 interface Filter {
   from: string;
   to: string;
-  groupBy: SpendGroup;
+  groupBy: DailySpendGroup;
 }
 
 /**
@@ -20,7 +20,7 @@ export function SpendTab({ orgId }: { orgId: string }) {
   const org = `/organizations/${encodeURIComponent(orgId)}`;
   const [draft, setDraft] = useState<Filter>(() => ({ from: monthStart(), to: today(), groupBy: 'model' }));
   const [filter, setFilter] = useState<Filter>(draft);
-  const spend = useLoad(() => get<DailySpend>(`${org}/spend/daily`, { from: filter.from, to: filter.to, group_by: filter.groupBy }), [orgId, filter]);
+  const spend = useLoad(() => get<DailySpendRecord>(`${org}/spend/daily`, { from: filter.from, to: filter.to, group_by: filter.groupBy }), [orgId, filter]);
   const names = useLoad(() => groupNames(org, filter.groupBy), [orgId, filter.groupBy]);
   const view = useMemo(() => (spend.data ? chartOf(spend.data, names.data ?? new Map()) : undefined), [spend.data, names.data]);
   const pages = usePages(spend.data?.data, 31);
@@ -45,7 +45,7 @@ export function SpendTab({ orgId }: { orgId: string }) {
         </label>
         <label>
           Stacked by
-          <select name="group_by" aria-label="Stacked by" value={draft.groupBy} onChange={(event) => setDraft({ ...draft, groupBy: event.currentTarget.value as SpendGroup })}>
+          <select name="group_by" aria-label="Stacked by" value={draft.groupBy} onChange={(event) => setDraft({ ...draft, groupBy: event.currentTarget.value as DailySpendGroup })}>
             {Object.entries(GROUPS).map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
@@ -109,9 +109,9 @@ export function SpendTab({ orgId }: { orgId: string }) {
 }
 
 /** Keys and spaces are shown by name next to their id. */
-async function groupNames(org: string, groupBy: SpendGroup): Promise<Map<string, string>> {
-  if (groupBy === 'key') return new Map((await get<List<Key>>(`${org}/keys`)).data.map((key) => [key.id, key.name ?? key.id]));
-  if (groupBy === 'space') return new Map((await get<List<Space>>(`${org}/spaces`)).data.map((space) => [space.id, space.name]));
+async function groupNames(org: string, groupBy: DailySpendGroup): Promise<Map<string, string>> {
+  if (groupBy === 'key') return new Map((await get<ListRecord<KeyRecord>>(`${org}/keys`)).data.map((key) => [key.id, key.name ?? key.id]));
+  if (groupBy === 'space') return new Map((await get<ListRecord<SpaceRecord>>(`${org}/spaces`)).data.map((space) => [space.id, space.name]));
   return new Map();
 }
 
@@ -121,7 +121,7 @@ function labelOf(group: string | null, names: Map<string, string> | undefined): 
   return name && name !== group ? `${name} (${group})` : group;
 }
 
-function chartOf(spend: DailySpend, names: Map<string, string>): { days: string[]; series: SpendSeries[] } {
+function chartOf(spend: DailySpendRecord, names: Map<string, string>): { days: string[]; series: SpendSeries[] } {
   const days = daysBetween(spend.from, spend.to);
   const index = new Map(days.map((day, position) => [day, position]));
   const byGroup = new Map<string, number[]>();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { withTokenizerMargin } from '../../billing/reserve-margin.js';
-import { countTokens } from '../../billing/token-count.js';
+import { countTokens } from '../../billing/o200k-token-counter.js';
 import { createUsage, rateLimitedTokens } from '../../billing/usage.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { parseClientBody } from '../../formats/canonical/schema-validation.js';

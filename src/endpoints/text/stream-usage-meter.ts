@@ -5,7 +5,7 @@ import { formatCodecs } from '../../formats/format-codecs.js';
 import { isJsonObject } from '../../formats/json-value.js';
 import type { SseEvent } from '../../formats/sse-event.js';
 import { withTokenizerMargin } from '../../billing/reserve-margin.js';
-import { countTokens } from '../../billing/token-count.js';
+import { countTokens } from '../../billing/o200k-token-counter.js';
 import { createUsage, type Usage } from '../../billing/usage.js';
 
 /** Provider events held before they are counted and dropped: memory stays flat for an answer of any length. */

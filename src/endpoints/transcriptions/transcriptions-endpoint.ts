@@ -1,4 +1,4 @@
-import { countTokens } from '../../billing/token-count.js';
+import { countTokens } from '../../billing/o200k-token-counter.js';
 import { createUsage, type Usage } from '../../billing/usage.js';
 import type { CatalogModel } from '../../catalog/catalog.js';
 import { GatewayError } from '../../errors/gateway-error.js';

@@ -1,6 +1,6 @@
 import { createUsage, type Usage } from '../../billing/usage.js';
 import { isJsonObject, type JsonObject } from '../json-value.js';
-import { tokenCount } from '../token-count.js';
+import { reportedTokenCount } from '../reported-token-count.js';
 
 /**
  * Chat `CompletionUsage` (wire-formats.md 1.3): `prompt_tokens` INCLUDES cached tokens; `cache_write_tokens`
@@ -11,14 +11,14 @@ export function usageFromChat(value: unknown): Usage | undefined {
   if (!isJsonObject(value)) return undefined;
   const prompt = isJsonObject(value.prompt_tokens_details) ? value.prompt_tokens_details : {};
   const completion = isJsonObject(value.completion_tokens_details) ? value.completion_tokens_details : {};
-  const cacheWrite = tokenCount(prompt.cache_write_tokens);
+  const cacheWrite = reportedTokenCount(prompt.cache_write_tokens);
   return createUsage({
-    inputTokens: tokenCount(value.prompt_tokens),
-    cachedInputTokens: tokenCount(prompt.cached_tokens),
+    inputTokens: reportedTokenCount(value.prompt_tokens),
+    cachedInputTokens: reportedTokenCount(prompt.cached_tokens),
     // a zero in OpenRouter's field does not hide a count in the LiteLLM one
-    cacheWriteTokens: cacheWrite || (tokenCount(value.cache_creation_input_tokens) ?? cacheWrite),
-    outputTokens: tokenCount(value.completion_tokens),
-    reasoningTokens: tokenCount(completion.reasoning_tokens),
+    cacheWriteTokens: cacheWrite || (reportedTokenCount(value.cache_creation_input_tokens) ?? cacheWrite),
+    outputTokens: reportedTokenCount(value.completion_tokens),
+    reasoningTokens: reportedTokenCount(completion.reasoning_tokens),
   });
 }
 

@@ -2,7 +2,7 @@ import { isJsonObject, tryParseJson, type JsonObject } from '../json-value.js';
 import type { SseEvent } from '../sse-event.js';
 import { truncatedStreamError, type CanonicalError } from '../canonical/canonical-error.js';
 import type { Usage } from '../../billing/usage.js';
-import { sumOfCounts, tokenCount } from '../token-count.js';
+import { reportedTokenCount, sumOfReportedCounts } from '../reported-token-count.js';
 import type { ClientStream, EncoderOptions } from '../canonical/stream-codec.js';
 import { errorFromMessagesBody, renderMessagesErrorBody } from './messages-error.js';
 import { usageFromMessages } from './messages-usage.js';
@@ -77,7 +77,8 @@ export class MessagesPassThroughStream implements ClientStream {
     for (const [key, value] of Object.entries(reported)) if (value !== null) this.usageRaw[key] = value;
     this.usage = usageFromMessages(this.usageRaw);
     if (reported.input_tokens === undefined || reported.input_tokens === null) return reported;
-    const whole = sumOfCounts(tokenCount(this.usageRaw.input_tokens), tokenCount(this.usageRaw.cache_read_input_tokens), tokenCount(this.usageRaw.cache_creation_input_tokens)) ?? 0;
+    const { input_tokens, cache_read_input_tokens, cache_creation_input_tokens } = this.usageRaw;
+    const whole = sumOfReportedCounts(reportedTokenCount(input_tokens), reportedTokenCount(cache_read_input_tokens), reportedTokenCount(cache_creation_input_tokens)) ?? 0;
     return { ...reported, input_tokens: whole };
   }
 }

@@ -1,6 +1,6 @@
 import { createUsage, type Usage } from '../../billing/usage.js';
 import { isJsonObject, type JsonObject } from '../json-value.js';
-import { sumOfCounts, tokenCount } from '../token-count.js';
+import { sumOfReportedCounts, reportedTokenCount } from '../reported-token-count.js';
 
 /**
  * Anthropic usage (wire-formats.md 2.2): `input_tokens` EXCLUDES cache reads and writes — "total input
@@ -8,15 +8,15 @@ import { sumOfCounts, tokenCount } from '../token-count.js';
  */
 export function usageFromMessages(value: unknown): Usage | undefined {
   if (!isJsonObject(value)) return undefined;
-  const cacheRead = tokenCount(value.cache_read_input_tokens);
-  const cacheWrite = tokenCount(value.cache_creation_input_tokens);
+  const cacheRead = reportedTokenCount(value.cache_read_input_tokens);
+  const cacheWrite = reportedTokenCount(value.cache_creation_input_tokens);
   const details = isJsonObject(value.output_tokens_details) ? value.output_tokens_details : {};
   return createUsage({
-    inputTokens: sumOfCounts(tokenCount(value.input_tokens), cacheRead, cacheWrite),
+    inputTokens: sumOfReportedCounts(reportedTokenCount(value.input_tokens), cacheRead, cacheWrite),
     cachedInputTokens: cacheRead,
     cacheWriteTokens: cacheWrite,
-    outputTokens: tokenCount(value.output_tokens),
-    reasoningTokens: tokenCount(details.thinking_tokens),
+    outputTokens: reportedTokenCount(value.output_tokens),
+    reasoningTokens: reportedTokenCount(details.thinking_tokens),
   });
 }
 

@@ -1,6 +1,6 @@
 import { createUsage, type Usage } from '../../billing/usage.js';
 import { isJsonObject, type JsonObject } from '../json-value.js';
-import { tokenCount } from '../token-count.js';
+import { reportedTokenCount } from '../reported-token-count.js';
 
 /** `ResponseUsage` (wire-formats.md 3.2): `input_tokens` includes cached; details may be absent on older servers. */
 export function usageFromResponses(value: unknown): Usage | undefined {
@@ -8,11 +8,11 @@ export function usageFromResponses(value: unknown): Usage | undefined {
   const input = isJsonObject(value.input_tokens_details) ? value.input_tokens_details : {};
   const output = isJsonObject(value.output_tokens_details) ? value.output_tokens_details : {};
   return createUsage({
-    inputTokens: tokenCount(value.input_tokens),
-    cachedInputTokens: tokenCount(input.cached_tokens),
-    cacheWriteTokens: tokenCount(input.cache_write_tokens),
-    outputTokens: tokenCount(value.output_tokens),
-    reasoningTokens: tokenCount(output.reasoning_tokens),
+    inputTokens: reportedTokenCount(value.input_tokens),
+    cachedInputTokens: reportedTokenCount(input.cached_tokens),
+    cacheWriteTokens: reportedTokenCount(input.cache_write_tokens),
+    outputTokens: reportedTokenCount(value.output_tokens),
+    reasoningTokens: reportedTokenCount(output.reasoning_tokens),
   });
 }
 

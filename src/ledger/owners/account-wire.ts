@@ -4,12 +4,13 @@ import type { AccountCommand, ReserveLimits } from '../account-decider.js';
 import type { AccountOutcome } from '../accounts.js';
 
 /**
- * The account commands and outcomes that travel between instances (account-link.ts), as JSON: amounts
- * and revisions as decimal strings (bigint does not survive JSON), times as ISO strings, a refusal as
- * its catalogue code and message. Every command travels but a credit: the others decide nothing when they
- * run twice (a reserve of an open reservation, a close of a closed one, a fence already passed), so a
- * command whose answer was lost with the connection can run again where it was issued; a credit without
- * an Idempotency-Key would be added twice, so it always runs where it is issued.
+ * The account commands and outcomes that travel between instances over the account link
+ * (account-link-client.ts, account-link-server.ts), as JSON: amounts and revisions as decimal strings
+ * (bigint does not survive JSON), times as ISO strings, a refusal as its catalogue code and message.
+ * Every command travels but a credit: the others decide nothing when they run twice (a reserve of an
+ * open reservation, a close of a closed one, a fence already passed), so a command whose answer was lost
+ * with the connection can run again where it was issued; a credit without an Idempotency-Key would be
+ * added twice, so it always runs where it is issued.
  */
 export type ForwardedCommand = Exclude<AccountCommand, { type: 'AddCredits' }>;
 

@@ -1,7 +1,7 @@
 import type { ProviderAdapter } from '../provider-adapter.js';
 import { noSideApiUsage } from '../side-api-usage.js';
 import { anthropicPath, anthropicVideoPath } from './anthropic-endpoints.js';
-import { describeAnthropicError } from './anthropic-error-mapper.js';
+import { describeAnthropicError } from './anthropic-error-description.js';
 import { anthropicHeaders } from './anthropic-headers.js';
 
 export const anthropicAdapter: ProviderAdapter = {

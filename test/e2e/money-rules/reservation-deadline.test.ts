@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { sweepExpiredReservations } from '../../../src/ledger/reservation-sweeper.js';
+import { overdueReservationsFrom } from '../../../projections/overdue-reservations.js';
 import { useGatewayHarness } from '../../support/gateway-harness.js';
 import { eventually } from '../../support/eventually.js';
 import { chat, gate, ManualClock, postChat, providerReceived, reservedOf } from './money-rules-kit.js';
@@ -45,7 +46,7 @@ describe('money rules: the reservation deadline and the sweeper', function () {
     const request = await heldRequest(orgId, secret);
     // 600 s of provider timeout + 59 s later the reservation is still within its deadline (10:10:59 < 10:11:00)
     clock.set('2026-06-01T10:10:59Z');
-    await sweepExpiredReservations(current().gateway.database.kysely, current().gateway.accounts, clock);
+    await sweepExpiredReservations(overdueReservationsFrom(current().gateway.database.kysely), current().gateway.accounts, clock);
     expect(await reservedOf(current(), orgId)).to.equal(61_650n);
     request.release();
     expect((await request.answer).status).to.equal(200);
@@ -60,7 +61,7 @@ describe('money rules: the reservation deadline and the sweeper', function () {
     const request = await heldRequest(orgId, secret);
     // one second past the deadline (10:11:00)
     clock.set('2026-06-02T10:11:01Z');
-    await sweepExpiredReservations(current().gateway.database.kysely, current().gateway.accounts, clock);
+    await sweepExpiredReservations(overdueReservationsFrom(current().gateway.database.kysely), current().gateway.accounts, clock);
     expect(await reservedOf(current(), orgId)).to.equal(0n);
     await eventually(async () => expect(await statusOf(request.requestId)).to.equal('expired'));
     request.release();

@@ -52,7 +52,7 @@ describe('provider registry', () => {
     expect(providerRegistry.anthropic.headers('ak')).to.deep.equal({ credentials: { 'x-api-key': 'ak' }, defaults: { 'anthropic-version': '2023-06-01' } });
   });
 
-  describe('error mappers (log lines; the body itself goes back unchanged)', () => {
+  describe('error descriptions (log lines; the body itself goes back unchanged)', () => {
     it('describes OpenAI errors', () => {
       const body = json({ error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } });
       expect(providerRegistry.openai.describeError(429, body)).to.equal('429 requests/rate_limit_exceeded: Rate limit reached');

@@ -1,8 +1,9 @@
-import type { AuditBackend } from '../audit/audit-command.js';
-import type { AuditFilter } from '../audit/audit-report.js';
-import type { AdminApiClient } from './admin-api-client.js';
+import type { AdminApiClient } from '../admin-client/admin-api-client.js';
+import type { AuditReconciliationRecord, AuditVerificationRecord } from '../admin-records.js';
+import type { AuditBackend } from './audit-command.js';
+import type { AuditFilter } from './audit-report.js';
 
-/** `npm run audit` through a running gateway's admin API (audit-routes.ts), computed there by the same code. */
+/** `npm run audit` through a running gateway's admin API (src/admin/audit-routes.ts), computed there by the same code. */
 export function remoteAuditBackend(client: AdminApiClient): AuditBackend {
   const query = (filter: AuditFilter, extra: Record<string, string> = {}) => {
     const params = new URLSearchParams({ from: filter.from, to: filter.to, group_by: filter.groupBy, ...extra });
@@ -15,11 +16,11 @@ export function remoteAuditBackend(client: AdminApiClient): AuditBackend {
       // the API answers JSON compactly; print it as the local command does
       if (format === 'json') text = `${JSON.stringify(JSON.parse(text), null, 2)}\n`;
       if (!reconcile) return { text };
-      const answer = await client.json('GET', `/audit/reconcile?${query(filter)}`);
+      const answer = await client.json<AuditReconciliationRecord>('GET', `/audit/reconcile?${query(filter)}`);
       return { text, reconciliation: { checkpoint: answer.checkpoint, eventsAfterCheckpoint: answer.events_after_checkpoint, differences: answer.differences } };
     },
     async verify(orgId) {
-      const answer = await client.json('GET', `/audit/verify${orgId === undefined ? '' : `?organization_id=${encodeURIComponent(orgId)}`}`);
+      const answer = await client.json<AuditVerificationRecord>('GET', `/audit/verify${orgId === undefined ? '' : `?organization_id=${encodeURIComponent(orgId)}`}`);
       return { organizations: answer.organizations, checkpoint: answer.checkpoint, mismatches: answer.mismatches };
     },
   };

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { countTokens as referenceCount } from 'gpt-tokenizer';
-import { countTokens, LONGEST_MERGED_PIECE } from '../../../src/billing/token-count.js';
+import { countTokens, LONGEST_MERGED_PIECE } from '../../../src/billing/o200k-token-counter.js';
 
 /** gpt-tokenizer's o200k_base count with special-token text as plain text: what the gateway's counts must equal. */
 function reference(text: string): number {

@@ -20,8 +20,9 @@ export class AdminApiClient {
     return this.gateway.url;
   }
 
-  async json(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
-    return JSON.parse(await this.text(method, path, body, headers));
+  /** The answer, one of the admin API's records (src/admin-records.ts): the gateway that renders them is trusted to send it. */
+  async json<Answer>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+    return JSON.parse(await this.text(method, path, body, headers)) as Answer;
   }
 
   async text(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<string> {

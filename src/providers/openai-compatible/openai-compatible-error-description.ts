@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeOpenAiShapedError } from '../openai/openai-error-mapper.js';
+import { describeOpenAiShapedError } from '../openai/openai-error-description.js';
 import { bodyExcerpt, parseJsonBody, shorten } from '../json-body.js';
 
 // Shapes seen from compatible servers besides OpenAI's: {"error": "…"} (Ollama, llama.cpp),

@@ -6,8 +6,8 @@ import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants'
  * Counts tokens the way OpenAI's o200k_base encoding splits text: the count of every token the gateway
  * makes itself (the input of a reserve, the output of a stream without usage; billing/reserve-margin.ts
  * raises it to an upper bound). Counts equal gpt-tokenizer's `countTokens(text, { disallowedSpecial: new
- * Set() })`, special-token text counted as plain text (test/unit/billing/token-count.test.ts holds them to
- * it on a corpus and on random text), but for one case: a single piece of more than a mebibyte without a
+ * Set() })`, special-token text counted as plain text (test/unit/billing/o200k-token-counter.test.ts holds
+ * them to it on a corpus and on random text), but for one case: a single piece of more than a mebibyte without a
  * space or punctuation mark is counted as its length in bytes (`mergedParts`). The merge itself never takes
  * more than O(n log n): gpt-tokenizer's is quadratic, and one such word in a request body held the event
  * loop for minutes.
