@@ -38,8 +38,11 @@ const LAYERS = [
   { audit: '^src/audit/' },
   { pipeline: '^src/pipeline/' },
   { endpoints: '^src/endpoints/' },
-  // Read models: fed from the ledger's and access's event catalogues.
+  // Read models: fed from the ledger's, access's and the video jobs' event catalogues.
   { projections: '^projections/' },
+  // Video jobs: their decider and the worker that submits, polls and settles them, on the features below
+  // (the key's status, the account, the provider); the read model of the jobs reaches it through a port.
+  { videos: '^src/videos/' },
   // The features, in three tiers so that the ones that import each other do so one way only.
   { access: '^src/access/' },
   { ledger: '^src/ledger/', providers: '^src/providers/' },

@@ -44,6 +44,12 @@ const configSchema = z.object({
    */
   PROJECTIONS: z.enum(['in-process', 'off']).default('in-process'),
   /**
+   * `on`: this instance submits, polls and bills video jobs (src/videos), the ones it queued at once and any
+   * pending one on the job scheduler's tick. `off`: it only takes requests; the jobs it queues are left to
+   * the instances that run the worker (with Redis, the tick goes only to those).
+   */
+  VIDEO_WORKER: z.enum(['on', 'off']).default('on'),
+  /**
    * The account link (src/ledger/owners): with several instances on one database, each organization's
    * account is decided by one instance, its owner, and the others forward its commands there. Set to the
    * port this instance listens on for the other instances (0: any free port); unset, every instance

@@ -33,7 +33,11 @@ import { endpointHandlers } from './pipeline/endpoint-handlers.js';
 import { endpointRoutes } from './http/endpoint-routes.js';
 import type { RequestObserver } from './http/request-context.js';
 import { modelsRoute } from './http/models-route.js';
+import { videoRoutes } from './http/video-routes.js';
 import { UndiciProviderClient } from './providers/undici-provider-client.js';
+import { VideoJobs } from './videos/video-jobs.js';
+import { VIDEO_TICK_MS } from './videos/video-worker.js';
+import { videoJobReadsFrom } from '../projections/video-jobs-queries.js';
 
 /**
  * The composition root: the only place that knows which adapters run (DESIGN.md section 2), with the core
@@ -87,6 +91,13 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       core.track(() => runner.stop());
       await runner.start();
     }
+    const providers = new UndiciProviderClient();
+    core.track(() => providers.close());
+    const videoJobs = VideoJobs.create({
+      store, accounts, directory, catalog, providers, clock, logger,
+      reads: videoJobReadsFrom(database.kysely),
+      submits: config.VIDEO_WORKER === 'on',
+    });
     const scheduler: JobScheduler = config.REDIS_URL ? await bullMqScheduler(config.REDIS_URL, config.REDIS_PREFIX, logger) : new InProcessScheduler(logger);
     core.track(() => scheduler.close());
     if (config.REDIS_URL) readiness.push({ name: 'jobs', check: () => scheduler.ready(), optional: true });
@@ -95,6 +106,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       const expired = await sweepExpiredReservations(listOverdue, accounts, clock);
       if (expired > 0) logger.info({ expired }, 'expired reservations past their deadline');
     });
+    if (config.VIDEO_WORKER === 'on') await scheduler.every('advance-video-jobs', VIDEO_TICK_MS, () => videoJobs.tick());
 
     const admin = resolveAdminToken(config.ADMIN_TOKEN, mode === 'embedded' ? config.DATA_DIR : undefined);
     if (admin.generated) {
@@ -105,11 +117,9 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       logger.warn(`ADMIN_TOKEN is not set: the admin HTTP API is off (the admin CLI still works)${metricsOff}`);
     }
 
-    const providers = new UndiciProviderClient();
-    core.track(() => providers.close());
     const counters = { rateLimitSettleFailures: 0 };
     const pipeline = { catalog, directory, accounts, rateLimiter: core.rateLimiter, providers, inFlight: new InFlightRequests(directory), clock, logger, counters };
-    const endpoints = endpointHandlers(pipeline);
+    const endpoints = endpointHandlers(pipeline, videoJobs);
     const observers = [requestMetrics(metrics), requestLog(logger)].filter((observer): observer is RequestObserver => observer !== undefined);
     const app = createApp({
       logger,
@@ -119,6 +129,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger }),
         endpointRoutes(endpoints, logger),
         modelsRoute(pipeline),
+        videoRoutes({ videoJobs, directory, clock }),
         adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely }),
         auditRoutes({ adminToken: admin.token, commands, clock, store, readModels: database.kysely }),
         projectionRoutes({ adminToken: admin.token, database, store }),

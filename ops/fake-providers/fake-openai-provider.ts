@@ -32,6 +32,7 @@
  * /v1/audio/transcriptions (multipart), /v1/videos (JSON or multipart); GET /v1/videos/{id},
  * GET /v1/videos/{id}/content (video/mp4), DELETE /v1/videos/{id}; GET /v1/models.
  */
+import { Readable } from 'node:stream';
 import { formatSseEvent } from '../../src/formats/sse-event.js';
 import { chatCompletion, chatCompletionChunks, chatStreamErrorEvent } from './openai-chat-answer.js';
 import { responsesAnswer, responsesEvents, responsesStreamErrorEvent } from './openai-responses-answer.js';
@@ -49,6 +50,21 @@ const TRANSCRIPTIONS = '/v1/audio/transcriptions';
 const VIDEOS = '/v1/videos';
 const MODEL_PATHS: ReadonlySet<string> = new Set([CHAT, RESPONSES, EMBEDDINGS, IMAGES, TRANSCRIPTIONS, VIDEOS]);
 const VIDEO_PATH = /^\/v1\/videos\/([^/]+)(\/content)?$/;
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** `size` bytes in pieces of 64 KiB, each byte its offset modulo 251, so a slice of the file can be checked. */
+function* generatedBytes(size: number): Generator<Buffer> {
+  const piece = 64 * 1024;
+  for (let offset = 0; offset < size; offset += piece) {
+    const length = Math.min(piece, size - offset);
+    const chunk = Buffer.allocUnsafe(length);
+    for (let index = 0; index < length; index++) chunk[index] = (offset + index) % 251;
+    yield chunk;
+  }
+}
 
 interface CachedAnswer {
   readonly contentType: string;
@@ -114,11 +130,11 @@ export class FakeOpenAi extends FakeProviderServer {
         return this.writeBytes(response, 200, transcription.contentType, Buffer.from(transcription.body), requestId);
       }
       default:
-        return this.writeJson(response, 200, this.createVideo(answer, body), requestId);
+        return this.writeJson(response, 200, this.createVideo(answer, body, firstHeader(request.headers['idempotency-key'])), requestId);
     }
   }
 
-  private createVideo(answer: ScriptedAnswer, body: unknown): Record<string, unknown> {
+  private createVideo(answer: ScriptedAnswer, body: unknown, idempotencyKey: string | undefined): Record<string, unknown> {
     const seconds = recordOf(body)?.seconds;
     return this.videos.create(
       {
@@ -128,6 +144,7 @@ export class FakeOpenAi extends FakeProviderServer {
         size: stringField(body, 'size'),
       },
       answer.video,
+      idempotencyKey,
     );
   }
 
@@ -142,7 +159,11 @@ export class FakeOpenAi extends FakeProviderServer {
     if (request.method !== 'GET') return this.writeJson(response, 405, this.errorBody(405, 'Method not allowed.'));
     if (!content) return this.writeJson(response, 200, job);
     if (job.status !== 'completed') return this.writeJson(response, 404, this.errorBody(404, 'Video is not ready yet, try again after it completes.'));
-    this.writeBytes(response, 200, 'video/mp4', FAKE_MP4);
+    const size = this.videos.contentBytes(id);
+    if (size === FAKE_MP4.length) return this.writeBytes(response, 200, 'video/mp4', FAKE_MP4);
+    // a large file, generated as it is sent (a `Range` header is ignored, as some providers do)
+    response.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(size) });
+    Readable.from(generatedBytes(size)).pipe(response);
   }
 
   /** Benchmarks: the default answer serialised once per (path, model, stream, include_usage). */

@@ -14,6 +14,8 @@ interface FakeVideoJob {
   readonly script: VideoScript;
   /** Set by complete()/fail(), or the first time a scripted timing passes. */
   settled?: { status: 'completed' | 'failed'; at: number; error: { code: string; message: string } | null };
+  /** A manual job the test moved on: in progress at this percentage. */
+  progress?: number;
   deleted: boolean;
 }
 
@@ -33,10 +35,17 @@ export const FAKE_MP4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from
  */
 export class FakeVideoJobs {
   private readonly jobs = new Map<string, FakeVideoJob>();
+  /** Jobs by the `Idempotency-Key` they were created with: the same key again answers the same job. */
+  private readonly byIdempotencyKey = new Map<string, string>();
+  /** `POST /v1/videos` requests that made a new job (a repeated idempotency key makes none). */
+  created = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  create(request: FakeVideoRequest, script: VideoScript = {}): Record<string, unknown> {
+  create(request: FakeVideoRequest, script: VideoScript = {}, idempotencyKey?: string): Record<string, unknown> {
+    const known = idempotencyKey === undefined ? undefined : this.byIdempotencyKey.get(idempotencyKey);
+    if (known !== undefined) return this.resource(this.job(known));
+    this.created++;
     const job: FakeVideoJob = {
       id: fakeId('video_fake'),
       model: request.model ?? 'sora-2',
@@ -48,7 +57,18 @@ export class FakeVideoJobs {
       deleted: false,
     };
     this.jobs.set(job.id, job);
+    if (idempotencyKey !== undefined) this.byIdempotencyKey.set(idempotencyKey, job.id);
     return this.resource(job);
+  }
+
+  /** The file's size as the script says (`contentBytes`), or the small MP4's. */
+  contentBytes(id: string): number {
+    return this.job(id).script.contentBytes ?? FAKE_MP4.length;
+  }
+
+  /** A manual job moves on: in progress at `progress` percent. */
+  advance(id: string, progress: number): void {
+    this.job(id).progress = progress;
   }
 
   /** The job as `GET /v1/videos/{id}` shows it; `undefined` when unknown or deleted. */
@@ -90,7 +110,7 @@ export class FakeVideoJobs {
   private statusOf(job: FakeVideoJob): FakeVideoStatus {
     if (job.settled) return job.settled.status;
     const { script } = job;
-    if (script.manual) return 'queued';
+    if (script.manual) return job.progress === undefined ? 'queued' : 'in_progress';
     const elapsed = this.now() - job.createdAt;
     if (script.failAfterMs !== undefined && elapsed >= script.failAfterMs) {
       job.settled = { status: 'failed', at: job.createdAt + script.failAfterMs, error: script.failure ?? { code: 'internal_error', message: 'the video could not be generated' } };
@@ -112,7 +132,7 @@ export class FakeVideoJobs {
       object: 'video',
       model: job.model,
       status,
-      progress: status === 'completed' ? 100 : status === 'in_progress' ? 50 : 0,
+      progress: status === 'completed' ? 100 : status === 'in_progress' ? (job.progress ?? 50) : 0,
       created_at: seconds(job.createdAt),
       completed_at: job.settled?.status === 'completed' ? seconds(job.settled.at) : null,
       expires_at: job.settled?.status === 'completed' ? seconds(job.settled.at) + 3600 : null,

@@ -86,8 +86,10 @@ export interface VideoScript {
   /** Fail instead of completing, after this long. */
   readonly failAfterMs?: number;
   readonly failure?: { readonly code: string; readonly message: string };
-  /** Stay queued until the test calls `videos.complete(id)` / `videos.fail(id)`. */
+  /** Stay queued until the test calls `videos.advance(id, progress)`, `videos.complete(id)` or `videos.fail(id)`. */
   readonly manual?: boolean;
+  /** The size of the file `GET /v1/videos/{id}/content` streams (generated, never held; the default is a small MP4). */
+  readonly contentBytes?: number;
 }
 
 export const DEFAULT_TEXT = 'Hello from the fake provider.';

@@ -8,12 +8,15 @@ import type { ProviderClient, ProviderEventStream, ProviderResponse } from '../p
 import type { MultipartUpload } from './multipart/multipart-upload.js';
 
 /**
- * How a request body is read, and what the endpoint then gets: a parsed JSON object, or a multipart form
- * whose file the pipeline has spooled to disk (and removes when the request ends).
+ * How a request body is read, and what the endpoint then gets: a parsed JSON object, a multipart form
+ * whose file the pipeline has spooled to disk (and removes when the request ends), or a `form`: either of
+ * the two as the client's Content-Type says, a multipart one without any file read (the field names of the
+ * files it carried are listed, for the endpoint to refuse them by name).
  */
 export interface RequestBodies {
   json: JsonObject;
   multipart: MultipartUpload;
+  form: { readonly kind: 'json'; readonly json: JsonObject } | { readonly kind: 'multipart'; readonly upload: MultipartUpload };
 }
 export type BodyKind = keyof RequestBodies;
 
@@ -21,9 +24,14 @@ export type BodyKind = keyof RequestBodies;
  * What an endpoint is, declared once: its routes, which models it serves, how its body is read and
  * parsed, how much it reserves, how it calls the provider and answers. The request pipeline
  * (`src/pipeline/run-endpoint.ts`) runs every declaration through the same steps, so authentication,
- * limits, the reserve and the settlement exist once, whatever the endpoint.
+ * limits, the reserve and the settlement exist once, whatever the endpoint. Most endpoints settle when the
+ * provider's answer is in; a video job hands its reservation to the job that settles it later.
  */
-export interface EndpointSpec<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = 'json'> {
+export type EndpointSpec<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = 'json'> =
+  | AnsweringEndpointSpec<Request, Kind>
+  | HandingOffEndpointSpec<Request, Kind>;
+
+interface EndpointSpecBase<Request extends EndpointRequest, Kind extends BodyKind> {
   /** A short name for logs (`chat`, `messages`, …). */
   readonly name: string;
   readonly routes: readonly string[];
@@ -49,12 +57,33 @@ export interface EndpointSpec<Request extends EndpointRequest = EndpointRequest,
   estimate(request: Request, model: CatalogModel, body: RequestBodies[Kind]): ReserveEstimate | Promise<ReserveEstimate>;
   /** Appended to a 402's message (a smaller output cap lowers the reserve); none where the spec fixes the text. */
   readonly capHint?: string;
+  /** Refuses what the resolved model cannot do (`400`; a video duration or size outside its lists), before anything is reserved. */
+  fitModel?(request: Request, model: CatalogModel): void;
+}
+
+/** An endpoint settled from the provider's answer, when it is in: text, embeddings, images, transcriptions. */
+export interface AnsweringEndpointSpec<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = 'json'> extends EndpointSpecBase<Request, Kind> {
+  readonly settles: 'at_answer';
   /** Sends the request to the model's provider. */
   call(exchange: Exchange<Request, Kind>): Promise<ProviderResponse>;
   /** A 2xx JSON answer → the client's answer (JSON, or text for a format such as SRT) and the usage to settle. */
   answer(exchange: Exchange<Request, Kind>, providerBody: JsonObject): EndpointAnswer;
   /** A 2xx event stream → the client's stream; returns what was used, also when the stream broke off. */
   stream?(exchange: Exchange<Request, Kind>, events: ProviderEventStream, reply: StreamReply): Promise<Usage>;
+}
+
+/**
+ * An endpoint whose request only starts the work (a video job): it answers at once, and its open
+ * reservation is settled or released later by the job (src/videos). The request's id is the job's.
+ */
+export interface HandingOffEndpointSpec<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = 'json'> extends EndpointSpecBase<Request, Kind> {
+  readonly settles: 'by_job';
+  /** A fresh id for the request, the job and its reservation (`video_…`), instead of a `gen-…` one. */
+  newRequestId(): string;
+  /** How long the reservation may stay open before the sweeper expires it: the job's whole life. */
+  readonly reservationLifetimeMs: number;
+  /** Starts the job with the open reservation; returns the answer (the job's record). */
+  handOff(exchange: Exchange<Request, Kind>): Promise<JsonObject>;
 }
 
 export interface EndpointRequest {
@@ -81,8 +110,10 @@ export interface Exchange<Request, Kind extends BodyKind = 'json'> {
   readonly body: RequestBodies[Kind];
   readonly model: CatalogModel;
   readonly estimate: ReserveEstimate;
-  /** The gateway request id (`gen-…`), also the reservation id. */
+  /** The gateway request id (`gen-…`; a video job's `video_…`), also the reservation id. */
   readonly requestId: string;
+  /** Whose request it is. */
+  readonly caller: { readonly orgId: string; readonly keyId: string };
   /** Unix seconds, from the pipeline's clock. */
   readonly created: number;
   /** A request header as the client sent it (first value), for the few that are forwarded. */

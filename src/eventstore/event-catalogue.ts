@@ -95,7 +95,7 @@ export function defineEvent<const Type extends string, Schema extends z.ZodType>
       check(schemaVersion, schema, data, 'create');
       const problem = findNonJson(data);
       if (problem) throw new EventDecodeError(`${type}: data ${problem}`);
-      if (!CAUSED_BY_PATTERN.test(causedBy)) throw new EventDecodeError(`${type}: causedBy ${causedBy} is not gen-…, admin:… or system:…`);
+      if (!CAUSED_BY_PATTERN.test(causedBy)) throw new EventDecodeError(`${type}: causedBy ${causedBy} is not gen-…, video_…, admin:… or system:…`);
       // the rest of the envelope, so that the store need not check this event again
       if (!eventIdSchema.safeParse(id).success) throw new EventDecodeError(`${type}: id ${id} is not a UUID`);
       const metadata = { schemaVersion, occurredAt, causedBy };

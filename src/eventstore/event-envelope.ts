@@ -10,15 +10,15 @@ import type { EventMetadata, EventToAppend } from './event-store.js';
  * against its type's schema by the event catalogue, which knows the types.
  */
 
-/** `gen-…` (a request), `admin:<actor>` (an admin command), `system:<component>` (the expiry sweeper, a migration). */
-export const CAUSED_BY_PATTERN = /^(gen-[0-9A-Za-z]+|admin:\S+|system:\S+)$/;
+/** `gen-…` (a request), `video_…` (the request that queued a video job), `admin:<actor>` (an admin command), `system:<component>` (the expiry sweeper, the video worker, a migration). */
+export const CAUSED_BY_PATTERN = /^(gen-[0-9A-Za-z]+|video_[0-9A-Za-z]+|admin:\S+|system:\S+)$/;
 /** Past tense PascalCase (`FundsReserved`); EventStoreDB reserves types starting with `$`. */
 export const EVENT_TYPE_PATTERN = /^[A-Z][A-Za-z0-9]{0,99}$/;
 
 export const eventMetadataSchema = z.strictObject({
   schemaVersion: z.int().min(1),
   occurredAt: z.iso.datetime({ offset: true }),
-  causedBy: z.string().regex(CAUSED_BY_PATTERN, 'must be gen-<request id>, admin:<actor> or system:<component>'),
+  causedBy: z.string().regex(CAUSED_BY_PATTERN, 'must be gen-<request id>, video_<job id>, admin:<actor> or system:<component>'),
 });
 
 export const eventIdSchema = z.uuid();

@@ -6,17 +6,28 @@ import { discardUpload, readMultipart } from './multipart-body.js';
 import { parseJsonObject, readBody, refuseDeclaredOversize } from './request-body.js';
 import { streamReply } from './stream-reply.js';
 
+function isMultipart(contentType: string | undefined): boolean {
+  return contentType !== undefined && /^\s*multipart\//i.test(contentType);
+}
+
 /** The pipeline's view of one request (src/pipeline/client-connection.ts), over node's request and response. */
 export function clientConnection(req: IncomingMessage, res: ServerResponse): ClientConnection {
+  let spooled: RequestBodies['multipart'] | undefined;
   return {
     headers: req.headers,
     refuseDeclaredOversize: (limit) => refuseDeclaredOversize(req, limit),
     readBody: async <Kind extends BodyKind>(kind: Kind, limit: number) => {
-      const body = kind === 'multipart' ? await readMultipart(req, limit) : parseJsonObject(await readBody(req, limit));
-      return body as RequestBodies[Kind]; // the branch taken is the one `kind` names
+      if (kind === 'multipart') return (spooled = await readMultipart(req, limit)) as RequestBodies[Kind];
+      if (kind === 'json') return parseJsonObject(await readBody(req, limit)) as RequestBodies[Kind];
+      // a form is JSON or multipart as the client says; a multipart form keeps no file
+      const form: RequestBodies['form'] = isMultipart(req.headers['content-type'])
+        ? { kind: 'multipart', upload: await readMultipart(req, limit, { fileField: null }) }
+        : { kind: 'json', json: parseJsonObject(await readBody(req, limit)) };
+      return form as RequestBodies[Kind]; // `kind` is 'form' here
     },
-    releaseBody: async (kind, body) => {
-      if (kind === 'multipart') await discardUpload(body as RequestBodies['multipart']);
+    // what this connection spooled, whatever the body handed back looks like
+    releaseBody: async () => {
+      if (spooled) await discardUpload(spooled);
     },
     setHeader: (name, value) => void res.setHeader(name, value),
     sendJson: (status, body) => sendJson(res, status, body),

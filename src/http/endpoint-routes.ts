@@ -14,6 +14,11 @@ import { requestContext, type RequestContext } from './request-context.js';
  */
 export function serveEndpoint(handler: EndpointHandler, req: IncomingMessage, res: ServerResponse, context: RequestContext, logger: Logger): void {
   context.errorStyle = handler.errorStyle;
+  if (handler.newRequestId) {
+    // spec 7.4: the X-Request-Id of POST /v1/videos is the job's id
+    context.requestId = handler.newRequestId();
+    res.setHeader('X-Request-Id', context.requestId);
+  }
   context.handled = handler.handle(clientConnection(req, res), context.requestId).then(({ record, error }) => {
     context.record = record;
     if (error !== undefined) sendError(error, req, res, context, logger);

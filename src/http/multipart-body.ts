@@ -15,8 +15,8 @@ const MAX_FIELDS = 64;
 const MAX_FIELD_BYTES = 256 * 1024;
 const MAX_PARTS = 128;
 
-/** The field that carries the upload (OpenAI's name for it on every multipart API). */
-const FILE_FIELD = 'file';
+/** The field that carries the upload (OpenAI's name for it on every multipart API that takes a file). */
+export const FILE_FIELD = 'file';
 
 /**
  * Reads a `multipart/form-data` body with a streaming parser (`@fastify/busboy`): text fields are kept,
@@ -24,8 +24,14 @@ const FILE_FIELD = 'file';
  * memory stays flat), so a 26 MiB upload never sits in memory. The size limit counts every byte of the
  * body, refused with `413 request_too_large` as soon as it is passed; anything unparseable is
  * `400 invalid_multipart`. On a failure the spool file is removed and the rest of the body discarded.
+ * With `fileField: null` the form takes no file: each file part is read past without being kept, and its
+ * field named in `unreadFiles`, for the endpoint to refuse it by name.
  */
-export function readMultipart(request: IncomingMessage, limit: number, spoolDirectory = tmpdir()): Promise<MultipartUpload> {
+export function readMultipart(
+  request: IncomingMessage,
+  limit: number,
+  { fileField = FILE_FIELD, spoolDirectory = tmpdir() }: { fileField?: string | null; spoolDirectory?: string } = {},
+): Promise<MultipartUpload> {
   const contentType = request.headers['content-type'];
   if (!contentType || !/^multipart\/form-data\s*;.*boundary=/i.test(contentType)) {
     request.resume();
@@ -33,6 +39,7 @@ export function readMultipart(request: IncomingMessage, limit: number, spoolDire
   }
   return new Promise<MultipartUpload>((resolve, reject) => {
     const fields: Array<readonly [string, string]> = [];
+    const unreadFiles: string[] = [];
     let file: UploadedFile | undefined;
     let spooling: Promise<void> | undefined;
     let spoolPath: string | undefined;
@@ -63,7 +70,7 @@ export function readMultipart(request: IncomingMessage, limit: number, spoolDire
     try {
       parser = Busboy({
         headers: { ...request.headers, 'content-type': contentType },
-        limits: { fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, parts: MAX_PARTS, files: 1, fileSize: limit },
+        limits: { fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, parts: MAX_PARTS, files: fileField === null ? MAX_PARTS : 1, fileSize: limit },
       });
     } catch (error) {
       request.resume();
@@ -75,9 +82,14 @@ export function readMultipart(request: IncomingMessage, limit: number, spoolDire
       fields.push([name, value]);
     });
     parser.on('file', (name, stream: BusboyFileStream, filename, _encoding, mimeType) => {
-      if (name !== FILE_FIELD || failed) {
+      if (fileField === null) {
         stream.resume();
-        if (name !== FILE_FIELD) fail(new GatewayError('invalid_multipart', `unexpected file in the field ${name}; the upload goes in the field ${FILE_FIELD}`, { param: name }));
+        unreadFiles.push(name);
+        return;
+      }
+      if (name !== fileField || failed) {
+        stream.resume();
+        if (name !== fileField) fail(new GatewayError('invalid_multipart', `unexpected file in the field ${name}; the upload goes in the field ${fileField}`, { param: name }));
         return;
       }
       activeFile = stream;
@@ -95,14 +107,14 @@ export function readMultipart(request: IncomingMessage, limit: number, spoolDire
         ),
       );
     });
-    parser.on('filesLimit', () => fail(new GatewayError('invalid_multipart', `only one file may be sent, in the field ${FILE_FIELD}`)));
+    parser.on('filesLimit', () => fail(new GatewayError('invalid_multipart', `only one file may be sent, in the field ${fileField}`)));
     parser.on('fieldsLimit', () => fail(new GatewayError('invalid_multipart', `more than ${MAX_FIELDS} fields`)));
     parser.on('partsLimit', () => fail(new GatewayError('invalid_multipart', `more than ${MAX_PARTS} parts`)));
     parser.on('error', (error: unknown) => fail(new GatewayError('invalid_multipart', `the multipart body cannot be parsed: ${(error as Error).message}`)));
     parser.on('finish', () => {
       void (spooling ?? Promise.resolve()).then(
         () => {
-          if (!failed) resolve({ fields, file });
+          if (!failed) resolve({ fields, file, unreadFiles });
         },
         () => undefined, // failed above
       );

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { EndedRequest, RequestObserver } from './request-context.js';
 
 const UNLOGGED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
-const RESERVATION_ENDS = { settle: 'settled', release: 'released', cut_off: 'cut_off' } as const;
+const RESERVATION_ENDS = { settle: 'settled', release: 'released', cut_off: 'cut_off', handed_off: 'handed_to_job' } as const;
 
 /**
  * One structured line per request when its answer ends (or the client leaves): request id, route, status,
@@ -37,7 +37,7 @@ function requestLine({ method, path, context, statusCode, completed, startedAt }
   const closing = record.closing;
   if (closing !== undefined) {
     line.reservation = RESERVATION_ENDS[closing.kind];
-    if (closing.kind !== 'release') line.usage = closing.usage;
+    if (closing.kind === 'settle' || closing.kind === 'cut_off') line.usage = closing.usage;
   }
   if (record.cost !== undefined) line.costUsd = formatUsd(record.cost);
   line.durationMs = round(durationMs);

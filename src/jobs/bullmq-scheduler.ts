@@ -3,9 +3,11 @@ import type { Logger } from '../logger.js';
 import type { JobScheduler } from './job-scheduler.js';
 
 /**
- * Background jobs on Redis with BullMQ: one queue, one job scheduler per job name (`upsertJobScheduler`
- * is idempotent, so every instance may declare it), and a worker on every instance: each tick is taken by
- * one of them. Workers need their own connections with `maxRetriesPerRequest: null` (BullMQ's rule).
+ * Background jobs on Redis with BullMQ: a queue per job (`gateway-<name>`) with its job scheduler
+ * (`upsertJobScheduler` is idempotent, so every instance may declare it), and a worker for it on every
+ * instance that runs that job: each tick is taken by one of them. A queue per job, so that an instance that
+ * does not run a job (`VIDEO_WORKER=off`) never takes its ticks. Workers need their own connections with
+ * `maxRetriesPerRequest: null` (BullMQ's rule).
  *
  * While Redis is down the worker waits: its commands queue in ioredis until the connection returns, and
  * then it picks up the ticks it missed. Nothing here blocks the gateway's start or its requests.
@@ -15,35 +17,33 @@ const CLOSE_TIMEOUT_MS = 3_000;
 const RECONNECT_MAX_DELAY_MS = 2_000;
 
 export class BullMqScheduler implements JobScheduler {
-  private readonly queue: Queue;
-  private readonly handlers = new Map<string, () => Promise<void>>();
-  private worker: Worker | undefined;
+  private readonly jobs: Array<{ readonly queue: Queue; readonly worker: Worker }> = [];
 
   constructor(
     private readonly redisUrl: string,
     private readonly prefix: string,
     private readonly logger?: Logger,
-  ) {
-    this.queue = new Queue('gateway-jobs', { connection: this.connection(), prefix: `${prefix}bull` });
-    this.queue.on('error', (error) => this.logger?.warn({ err: error }, 'job queue error'));
-  }
+  ) {}
 
   /**
    * Declares the job and returns at once: with Redis down at start, the declaration waits in the
    * connection's queue and is sent when Redis answers, instead of holding up the gateway's start.
    */
   async every(name: string, intervalMs: number, work: () => Promise<void>): Promise<void> {
-    this.handlers.set(name, work);
-    this.worker ??= this.startWorker();
-    this.queue
+    const queue = new Queue(`gateway-${name}`, { connection: this.connection(), prefix: `${this.prefix}bull` });
+    queue.on('error', (error) => this.logger?.warn({ err: error, job: name }, 'job queue error'));
+    this.jobs.push({ queue, worker: this.startWorker(queue.name, work) });
+    queue
       .upsertJobScheduler(name, { every: intervalMs }, { name, opts: { removeOnComplete: true, removeOnFail: 100 } })
       .catch((error) => this.logger?.error({ err: error, job: name }, 'could not declare a background job'));
   }
 
-  /** For /readyz: whether the queue's connection is up. */
+  /** For /readyz: whether the queues' connections are up. */
   async ready(): Promise<void> {
-    const client = await this.queue.client;
-    if (client.status !== 'ready') throw new Error(`the job queue's Redis connection is ${client.status}`);
+    for (const { queue } of this.jobs) {
+      const client = await queue.client;
+      if (client.status !== 'ready') throw new Error(`the job queue's Redis connection is ${client.status}`);
+    }
   }
 
   /**
@@ -58,20 +58,13 @@ export class BullMqScheduler implements JobScheduler {
       () => false,
     );
     // Unreachable: there is no running job to wait for that could still report back; stop at once.
-    if (this.worker) await bounded(this.worker.close(!reachable));
-    await bounded(this.queue.close());
-    await Promise.all([this.worker?.disconnect(), this.queue.disconnect()].map((closing) => closing?.catch(() => {})));
+    await Promise.all(this.jobs.map(({ worker }) => bounded(worker.close(!reachable))));
+    await Promise.all(this.jobs.map(({ queue }) => bounded(queue.close())));
+    await Promise.all(this.jobs.flatMap(({ queue, worker }) => [worker.disconnect(), queue.disconnect()]).map((closing) => closing.catch(() => {})));
   }
 
-  private startWorker(): Worker {
-    const worker = new Worker(
-      'gateway-jobs',
-      async (job) => {
-        const work = this.handlers.get(job.name);
-        if (work) await work();
-      },
-      { connection: this.connection(), prefix: `${this.prefix}bull`, concurrency: 1 },
-    );
+  private startWorker(queueName: string, work: () => Promise<void>): Worker {
+    const worker = new Worker(queueName, () => work(), { connection: this.connection(), prefix: `${this.prefix}bull`, concurrency: 1 });
     stopRetriesOnceClosing(worker);
     worker.on('failed', (job, error) => this.logger?.error({ err: error, job: job?.name }, 'background job failed'));
     worker.on('error', (error) => this.logger?.warn({ err: error }, 'job worker error'));

@@ -68,11 +68,13 @@ export interface Reserved<Request extends EndpointRequest = EndpointRequest, Kin
   readonly reservation: Reservation;
 }
 
-/** How a request's reservation ends: settled for its usage, released in full, or cut off (key revoked) for what arrived. */
+/** How a request's reservation ends: settled for its usage, released in full, cut off (key revoked) for what arrived, or handed to a job. */
 export type Closing =
   | { readonly kind: 'settle'; readonly usage: Usage }
   | { readonly kind: 'release'; readonly reason: ReleaseReason }
-  | { readonly kind: 'cut_off'; readonly usage: Usage };
+  | { readonly kind: 'cut_off'; readonly usage: Usage }
+  /** Left open for the job the request started, which settles or releases it later (a video job). */
+  | { readonly kind: 'handed_off' };
 
 /** How the exchange with the provider ended: what the reservation becomes, and the error the client gets, if any. */
 export interface ExchangeOutcome {

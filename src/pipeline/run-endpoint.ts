@@ -19,6 +19,8 @@ import { serveStep } from './steps/serve-step.js';
 /** One endpoint as the HTTP layer serves it: its error style (chosen before the body is read, spec 2.3) and its pipeline. */
 export interface EndpointHandler {
   readonly errorStyle: ErrorStyle;
+  /** The endpoint's own request ids (a video job's `video_…`), when it does not use the HTTP layer's `gen-…` ones. */
+  readonly newRequestId: (() => string) | undefined;
   /** Runs the request to its end (the reservation closed); never rejects. */
   handle(connection: ClientConnection, requestId: string): Promise<HandledRequest>;
 }
@@ -38,6 +40,7 @@ export interface HandledRequest {
 export function runEndpoint<Request extends EndpointRequest, Kind extends BodyKind>(spec: EndpointSpec<Request, Kind>, deps: PipelineDependencies): EndpointHandler {
   return {
     errorStyle: spec.errorStyle,
+    newRequestId: spec.settles === 'by_job' ? () => spec.newRequestId() : undefined,
     async handle(connection, requestId) {
       let reached: Stage | undefined;
       const reach = <Next extends Stage>(stage: Next): Next => (reached = stage);

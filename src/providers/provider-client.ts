@@ -55,6 +55,20 @@ export interface ProviderStreamResponse {
 export type ProviderResponse = ProviderBodyResponse | ProviderStreamResponse;
 
 /**
+ * A provider's file (a video), streamed as it arrives and never held whole in memory: the status, the
+ * headers a download forwards, and the body. The consumer reads the body to its end or destroys it.
+ */
+export interface ProviderDownload {
+  readonly status: number;
+  readonly headers: ProviderResponseHeaders & {
+    readonly contentLength: string | undefined;
+    /** Set on a `206` to a `Range` request. */
+    readonly contentRange: string | undefined;
+  };
+  readonly body: Readable;
+}
+
+/**
  * The events of a 2xx `text/event-stream` answer, parsed as bytes arrive. Iterate it once. It throws a
  * `ProviderStreamError` when the stream breaks (connection lost, deadline, abort) after the events it
  * already yielded. Leaving the loop early (or `cancel()`) closes the upstream request and ends the
@@ -78,6 +92,11 @@ export interface ProviderEventStream extends AsyncIterable<SseEvent> {
  */
 export interface ProviderClient {
   call(call: ProviderCall): Promise<ProviderResponse>;
+  /**
+   * A `GET` of a file: the status line within the provider's timeout, then the body at the pace the consumer
+   * reads it (a pause of longer than the timeout between two pieces fails it). Rejects as `call` does.
+   */
+  download(call: ProviderCall): Promise<ProviderDownload>;
   /** Lets calls in flight finish, then closes every pooled connection (graceful shutdown). */
   close(): Promise<void>;
 }

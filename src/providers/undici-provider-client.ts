@@ -2,7 +2,8 @@ import { Pool } from 'undici';
 import type { Provider } from '../catalog/catalog.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { ProviderCallHandler } from './provider-call-handler.js';
-import type { ProviderCall, ProviderClient, ProviderResponse } from './provider-client.js';
+import type { ProviderCall, ProviderClient, ProviderDownload, ProviderResponse } from './provider-client.js';
+import { gatewayErrorForTransportFailure } from './transport-failure.js';
 import { providerRegistry } from './provider-registry.js';
 
 export interface UndiciProviderClientOptions {
@@ -72,6 +73,40 @@ export class UndiciProviderClient implements ProviderClient {
       handler,
     );
     return handler.response;
+  }
+
+  async download(call: ProviderCall): Promise<ProviderDownload> {
+    if (this.closing) throw new GatewayError('service_unavailable', 'the gateway is shutting down', { retryAfterSeconds: 1 });
+    const target = this.resolve(call.provider);
+    try {
+      // undici's request API: a Readable body that follows the consumer's pace, with its own backpressure
+      const answer = await target.pool.request({
+        path: target.pathPrefix + call.path,
+        method: 'GET',
+        headers: requestHeaders(call, target),
+        signal: call.signal ?? null,
+        headersTimeout: call.provider.timeoutMs,
+        bodyTimeout: call.provider.timeoutMs,
+      });
+      const header = (name: string) => {
+        const value = answer.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+      };
+      return {
+        status: answer.statusCode,
+        headers: {
+          contentType: header('content-type'),
+          retryAfter: header('retry-after'),
+          requestId: header('x-request-id') ?? header('request-id'),
+          contentLength: header('content-length'),
+          contentRange: header('content-range'),
+        },
+        body: answer.body,
+      };
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      throw gatewayErrorForTransportFailure(error, call.provider.name, 'answer');
+    }
   }
 
   close(): Promise<void> {

@@ -138,8 +138,8 @@ describe('when Redis goes away', function () {
   });
 
   it('has the job worker back on Redis after the outage', async () => {
-    // Each gateway's BullMQ worker holds a named connection: both must be back once Redis is.
-    const queue = new Queue('gateway-jobs', { connection: { host: redis.hostname, port: Number(redis.port || 6379) }, prefix: `${prefix}bull` });
+    // Each gateway's BullMQ worker of the sweeper's queue holds a named connection: both must be back once Redis is.
+    const queue = new Queue('gateway-expire-reservations', { connection: { host: redis.hostname, port: Number(redis.port || 6379) }, prefix: `${prefix}bull` });
     try {
       await eventually(async () => expect(await queue.getWorkersCount()).to.equal(2), 15_000, 250);
     } finally {

@@ -3,12 +3,11 @@
  * the log asynchronously: read models, other instances' caches, and `readAll`, which shows a committed
  * event once every older transaction has ended (the xmin horizon).
  */
-export async function eventually(assertion: () => Promise<unknown>, timeoutMs = 10_000, intervalMs = 50): Promise<void> {
+export async function eventually<Value>(assertion: () => Promise<Value>, timeoutMs = 10_000, intervalMs = 50): Promise<Value> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await assertion();
-      return;
+      return await assertion();
     } catch (error) {
       if (Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, intervalMs));

@@ -38,6 +38,7 @@ export const embeddingsEndpoint: EndpointSpec<EmbeddingsRequest> = {
   bodyLimit: DEFAULT_BODY_LIMIT,
   categories: ['embeddings'],
   piiMasking: 'unsupported',
+  settles: 'at_answer',
   parse: (body) => {
     const request = parseClientBody(embeddingsRequestSchema, body);
     const inputs = inputsOf(request.input);

@@ -34,6 +34,7 @@ export const imagesEndpoint: EndpointSpec<ImagesRequest> = {
   bodyLimit: DEFAULT_BODY_LIMIT,
   categories: ['image'],
   piiMasking: 'unsupported',
+  settles: 'at_answer',
   parse: (body) => {
     // The refusals the spec names come before the generic field checks, so each gets its own code.
     if (body.prompt === undefined || body.prompt === null || body.prompt === '') throw new GatewayError('missing_prompt', undefined, { param: 'prompt' });

@@ -7,6 +7,8 @@ export interface MultipartUpload {
   /** The text fields in the order they came; a repeated name (`timestamp_granularities[]`) appears once per value. */
   readonly fields: ReadonlyArray<readonly [name: string, value: string]>;
   readonly file: UploadedFile | undefined;
+  /** The fields of file parts that were not kept (a form that takes no file); refused by the endpoint by name. */
+  readonly unreadFiles: readonly string[];
 }
 
 export interface UploadedFile {

@@ -40,6 +40,7 @@ function textEndpoint(format: FormatName, routes: readonly string[], capHint: st
     // Spec 7.2: image models answer chat completions too (image generation through `modalities`).
     categories: format === 'chat' ? ['text', 'image'] : ['text'],
     piiMasking: 'text',
+    settles: 'at_answer',
     ...(capHint === undefined ? {} : { capHint }),
     parse: (body) => formatCodecs[format].parseRequest(body),
     estimate: (request, model, body) => {

@@ -35,6 +35,7 @@ export const transcriptionsEndpoint: EndpointSpec<TranscriptionRequest, 'multipa
   bodyLimit: SPEECH_BODY_LIMIT,
   categories: ['speech'],
   piiMasking: 'unsupported',
+  settles: 'at_answer',
   parse: (upload) => {
     const { file } = upload;
     if (!file) throw new GatewayError('invalid_multipart', 'the audio file is missing: send it in the field file', { param: 'file' });

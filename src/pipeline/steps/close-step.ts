@@ -21,6 +21,8 @@ export async function closeStep<Request extends EndpointRequest, Kind extends Bo
 ): Promise<Closed<Request, Kind>> {
   const { model, reservation, outcome } = stage;
   const { closing } = outcome;
+  // a job closes its own reservation; the admission keeps counting the request's estimate
+  if (closing.kind === 'handed_off') return { ...stage, cost: 0n };
   const cost = await closeOnAccount(deps.accounts, model, reservation, closing, deps.logger);
   correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, closing.kind === 'release' ? 0 : rateLimitedTokens(closing.usage));
   return { ...stage, cost };
@@ -37,7 +39,13 @@ const STORE_OUTAGE_PATIENCE_MS = 60_000;
 const MAX_BACKOFF_MS = 2_000;
 
 /** Returns the cost charged (0 for a release, and when the close was left to the sweeper). */
-export async function closeOnAccount(accounts: Accounts, model: CatalogModel, reservation: Reservation, closing: Closing, logger: Logger): Promise<Nanodollars> {
+export async function closeOnAccount(
+  accounts: Accounts,
+  model: CatalogModel,
+  reservation: Reservation,
+  closing: Exclude<Closing, { kind: 'handed_off' }>,
+  logger: Logger,
+): Promise<Nanodollars> {
   const { orgId, reservationId } = reservation;
   const command =
     closing.kind === 'release'

@@ -23,6 +23,8 @@ export interface ReserveInput {
   readonly amount: bigint;
   /** Appends to a 402's message on endpoints with an output cap (spec: a smaller cap lowers the reserve). */
   readonly capHint: string | undefined;
+  /** How long the reservation may stay open before the sweeper may expire it. */
+  readonly lifetimeMs: number;
 }
 
 /**
@@ -36,7 +38,9 @@ export async function reserveStep<Request extends EndpointRequest, Kind extends 
 ): Promise<Reserved<Request, Kind>> {
   const { requestId, caller, model, amount, spec } = stage;
   try {
-    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, caller, model, amount, capHint: spec.capHint });
+    // a request's reservation lives as long as its provider call may; a job's, as long as the job may
+    const lifetimeMs = spec.settles === 'by_job' ? spec.reservationLifetimeMs : model.provider.timeoutMs + DEADLINE_MARGIN_MS;
+    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, caller, model, amount, capHint: spec.capHint, lifetimeMs });
     return { ...stage, reservation };
   } catch (error) {
     correctRateLimit(deps, caller.key.keyId, requestId, 0);
@@ -67,7 +71,7 @@ export async function reserveFunds(accounts: Accounts, directory: AccessDirector
         model: input.model.id,
         category: input.model.category,
         amount: input.amount,
-        deadline: new Date(clock.now().getTime() + input.model.provider.timeoutMs + DEADLINE_MARGIN_MS),
+        deadline: new Date(clock.now().getTime() + input.lifetimeMs),
         limits: limitsFor(caller, input.model),
         accessRevisions: Object.fromEntries(streams.map((stream) => [stream, directory.revision(stream)])),
       },

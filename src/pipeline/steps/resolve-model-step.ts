@@ -6,7 +6,8 @@ import type { Parsed, Resolved } from '../request-stages.js';
 
 /**
  * The catalog model the request names: `404 model_not_found`, `400 model_category_mismatch` when this
- * endpoint does not serve its category (spec 7.2), `403 model_not_allowed` when the key may not use it.
+ * endpoint does not serve its category (spec 7.2), `403 model_not_allowed` when the key may not use it,
+ * and the endpoint's own `400` for what the model cannot do (a video duration outside its list).
  */
 export function resolveModelStep<Request extends EndpointRequest, Kind extends BodyKind>(
   deps: Pick<PipelineDependencies, 'catalog'>,
@@ -22,5 +23,6 @@ export function resolveModelStep<Request extends EndpointRequest, Kind extends B
     });
   }
   if (!keyAllowsModel(caller.key, model.id)) throw new GatewayError('model_not_allowed', `this API key may not use ${model.id}`);
+  spec.fitModel?.(request, model);
   return { ...stage, model };
 }

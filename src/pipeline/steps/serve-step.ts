@@ -30,7 +30,8 @@ type Ending = Omit<ExchangeOutcome, 'providerMs'>;
  * - answered: settled for the usage (a stream also when it broke off: it is charged for what arrived);
  * - the provider's own error (passed back as it is) or a failure before any answer: released in full;
  * - the client went away: a stream is settled for what arrived, anything else released (`cancelled`);
- * - the key was revoked meanwhile: cut off, charged for what arrived, and the client gets `key_revoked`.
+ * - the key was revoked meanwhile: cut off, charged for what arrived, and the client gets `key_revoked`;
+ * - a job was started with the reservation (a video job): left open for the job, which settles it later.
  * Never throws: every failure becomes an outcome, so that the reservation is always closed.
  */
 export async function serveStep<Request extends EndpointRequest, Kind extends BodyKind>(
@@ -48,6 +49,7 @@ export async function serveStep<Request extends EndpointRequest, Kind extends Bo
     model,
     estimate: stage.estimate,
     requestId: reservation.reservationId,
+    caller: { orgId: reservation.orgId, keyId: reservation.owner.keyId },
     created: Math.floor(stage.now.getTime() / 1000),
     header: (name) => headerValue(connection, name),
     signal: controller.signal,
@@ -77,6 +79,11 @@ async function exchangeWithProvider<Request extends EndpointRequest, Kind extend
   openStream: () => StreamReply,
   providerClock: ProviderClock,
 ): Promise<Ending> {
+  if (spec.settles === 'by_job') {
+    // the job settles or releases the reservation; the request answers with the job's record at once
+    connection.sendJson(200, await spec.handOff(exchange));
+    return { closing: { kind: 'handed_off' } };
+  }
   const answer = await spec.call(exchange);
   if (answer.type === 'body') {
     providerClock.stop(); // the whole body has arrived

@@ -5,6 +5,7 @@ import { runEndpoint } from '../../../src/pipeline/run-endpoint.js';
 import type { ProviderCall, ProviderResponse } from '../../../src/providers/provider-client.js';
 import { MemoryConnection } from '../../support/memory-connection.js';
 import { openPipelineCore, type PipelineCore } from '../../support/pipeline-core.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 
 const completion = {
   id: 'chatcmpl-1',
@@ -28,7 +29,7 @@ describe('the request pipeline, step by step (real core on Postgres)', function 
   const handler = () => runEndpoint(chatEndpoint, pipeline.deps);
 
   before(async () => {
-    pipeline = await openPipelineCore('runner', { call: (call) => answer(call), close: async () => undefined });
+    pipeline = await openPipelineCore('runner', new ScriptedProvider((call) => answer(call)));
   });
   after(() => pipeline?.close());
   beforeEach(() => {

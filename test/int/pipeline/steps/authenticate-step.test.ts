@@ -3,13 +3,14 @@ import { chatEndpoint } from '../../../../src/endpoints/text/text-endpoints.js';
 import { authenticateStep } from '../../../../src/pipeline/steps/authenticate-step.js';
 import { MemoryConnection } from '../../../support/memory-connection.js';
 import { openPipelineCore, type PipelineCore } from '../../../support/pipeline-core.js';
+import { ScriptedProvider } from '../../../support/scripted-provider.js';
 import { received } from '../../../support/pipeline-stages.js';
 
 describe('pipeline step: authenticate (real access directory on Postgres)', function () {
   this.timeout(30_000);
   let pipeline: PipelineCore;
   before(async () => {
-    pipeline = await openPipelineCore('step_auth', { call: () => Promise.reject(new Error('no provider here')), close: async () => undefined });
+    pipeline = await openPipelineCore('step_auth', new ScriptedProvider());
   });
   after(() => pipeline?.close());
 

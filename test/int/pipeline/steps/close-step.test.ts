@@ -11,13 +11,14 @@ import { reserveStep } from '../../../../src/pipeline/steps/reserve-step.js';
 import { resolveModelStep } from '../../../../src/pipeline/steps/resolve-model-step.js';
 import { MemoryConnection } from '../../../support/memory-connection.js';
 import { openPipelineCore, type PipelineCore } from '../../../support/pipeline-core.js';
+import { ScriptedProvider } from '../../../support/scripted-provider.js';
 import { received } from '../../../support/pipeline-stages.js';
 
 describe('pipeline step: close (real accounts on Postgres)', function () {
   this.timeout(30_000);
   let pipeline: PipelineCore;
   before(async () => {
-    pipeline = await openPipelineCore('step_close', { call: () => Promise.reject(new Error('no provider here')), close: async () => undefined });
+    pipeline = await openPipelineCore('step_close', new ScriptedProvider());
   });
   after(() => pipeline?.close());
 

@@ -8,20 +8,9 @@ import type { Reserved } from '../../../../src/pipeline/request-stages.js';
 import { estimateStep } from '../../../../src/pipeline/steps/estimate-step.js';
 import { parseStep } from '../../../../src/pipeline/steps/parse-step.js';
 import { serveStep } from '../../../../src/pipeline/steps/serve-step.js';
-import type { ProviderCall, ProviderClient, ProviderResponse } from '../../../../src/providers/provider-client.js';
 import { MemoryConnection } from '../../../support/memory-connection.js';
+import { ScriptedProvider } from '../../../support/scripted-provider.js';
 import { bodyRead, testCaller, testModel } from '../../../support/pipeline-stages.js';
-
-/** A provider that answers each call with what the test gives it (the world outside the gateway). */
-class ScriptedProvider implements ProviderClient {
-  readonly calls: ProviderCall[] = [];
-  constructor(private readonly answer: (call: ProviderCall) => Promise<ProviderResponse>) {}
-  call(call: ProviderCall): Promise<ProviderResponse> {
-    this.calls.push(call);
-    return this.answer(call);
-  }
-  async close(): Promise<void> {}
-}
 
 const headers = { contentType: 'application/json', retryAfter: undefined, requestId: undefined };
 const completion = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } };

@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { FAKE_MP4 } from '../../ops/fake-providers/fake-video-jobs.js';
+import { createScratchDatabase } from '../support/databases.js';
+import { eventually } from '../support/eventually.js';
+import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
+
+/**
+ * Video jobs through the official `openai` package (spec 3, 4.3 rule 5): created queued, polled until the
+ * provider completes them, downloaded, listed, cancelled, and billed only when delivered. Prices from the
+ * test catalog: openai/sora-2 at $0.10 a second = 100,000,000 n$ a second; 4 seconds = 400,000,000 n$.
+ * Each suite has a database of its own, so that no other suite's gateway works on its jobs.
+ */
+const MODEL = 'openai/sora-2';
+
+describe('video jobs through the openai package (real Postgres, the in-process worker)', function () {
+  this.timeout(60_000);
+  let harness: GatewayHarness;
+  let drop: () => Promise<void>;
+
+  before(async () => {
+    const scratch = await createScratchDatabase('videos');
+    drop = scratch.drop;
+    harness = await startGatewayHarness({ DATABASE_URL: scratch.url });
+  });
+  after(async () => {
+    try {
+      await harness?.checkLedger();
+    } finally {
+      await harness?.close();
+      await drop?.();
+    }
+  });
+
+  const client = (secret: string) => new OpenAI({ apiKey: secret, baseURL: `${harness.gateway.url}/v1`, maxRetries: 0 });
+
+  it('creates a queued job, reserves its seconds, completes it, charges the seconds delivered and serves its file', async () => {
+    const { orgId, secret } = await harness.customer('1');
+    // the provider keeps the job queued until the test completes it
+    harness.openai.enqueue({ path: '/v1/videos', video: { manual: true } });
+    const { data: created, response } = await client(secret).videos.create({ model: MODEL as 'sora-2', prompt: 'a lighthouse at dawn', seconds: '4' }).withResponse();
+    expect(response.headers.get('x-request-id')).to.equal(created.id);
+    expect(created).to.deep.include({ object: 'video', model: MODEL, status: 'queued', progress: 0, seconds: '4', size: '720x1280', error: null });
+    expect(created.id).to.match(/^video_[0-9A-Za-z]+$/);
+    // 4 s × 100,000,000 n$ = 400,000,000 n$ reserved while the job runs
+    expect(await harness.gateway.accounts.balance(orgId)).to.deep.include({ reserved: 400_000_000n });
+
+    const providerId = await eventually(async () => {
+      const ids = harness.openai.videos.ids();
+      expect(ids).to.have.length.greaterThan(0);
+      return ids.at(-1)!;
+    });
+    await eventually(async () => expect((await client(secret).videos.retrieve(created.id)).status).to.equal('in_progress'));
+    harness.openai.videos.complete(providerId);
+    const done = await eventually(async () => {
+      const video = await client(secret).videos.retrieve(created.id);
+      expect(video.status).to.equal('completed');
+      return video;
+    }, 10_000);
+    expect(done).to.deep.include({ id: created.id, progress: 100, error: null });
+    // charged 400,000,000 n$: 1,000,000,000 − 400,000,000
+    await eventually(async () => expect(await harness.gateway.accounts.balance(orgId)).to.deep.equal({ balance: 600_000_000n, reserved: 0n, available: 600_000_000n }));
+
+    const file = await client(secret).videos.downloadContent(created.id);
+    expect(file.headers.get('content-type')).to.equal('video/mp4');
+    expect(Buffer.from(await file.arrayBuffer()).equals(FAKE_MP4)).to.equal(true);
+
+    const page = await client(secret).videos.list();
+    expect(page.data.map((video) => video.id)).to.include(created.id);
+  });
+
+  it('charges nothing for a job the provider fails', async () => {
+    const { orgId, secret } = await harness.customer('1');
+    harness.openai.enqueue({ path: '/v1/videos', video: { failAfterMs: 0, failure: { code: 'moderation_blocked', message: 'the prompt was blocked' } } });
+    const created = await client(secret).videos.create({ model: MODEL as 'sora-2', prompt: 'something blocked' });
+    const failed = await eventually(async () => {
+      const video = await client(secret).videos.retrieve(created.id);
+      expect(video.status).to.equal('failed');
+      return video;
+    }, 10_000);
+    expect(failed.error?.code).to.equal('provider_error');
+    await eventually(async () => expect(await harness.gateway.accounts.balance(orgId)).to.deep.equal({ balance: 1_000_000_000n, reserved: 0n, available: 1_000_000_000n }));
+  });
+});
