@@ -108,11 +108,13 @@ export class FakeOpenAi extends FakeProviderServer {
     const { request, response, closed } = exchange;
     if (this.fastPath && this.answerFromCache(exchange)) return;
     const answer = this.takeAnswer(request.path) ?? {};
+    const body = request.body;
+    // a video job exists once its request has arrived, also when the answer is held and its client leaves
+    const video = request.path === VIDEOS && !answer.error ? this.createVideo(answer, body, firstHeader(request.headers['idempotency-key'])) : undefined;
     if (!(await this.delay(answer.firstByteDelayMs, closed))) return;
     if (!(await this.hold(answer.holdUntil, closed))) return;
     const requestId = { 'x-request-id': fakeId('req_fake') };
     if (answer.error) return this.writeError(response, answer.error, requestId);
-    const body = request.body;
     const stream = booleanField(body, 'stream');
     switch (request.path) {
       case CHAT:
@@ -130,7 +132,7 @@ export class FakeOpenAi extends FakeProviderServer {
         return this.writeBytes(response, 200, transcription.contentType, Buffer.from(transcription.body), requestId);
       }
       default:
-        return this.writeJson(response, 200, this.createVideo(answer, body, firstHeader(request.headers['idempotency-key'])), requestId);
+        return this.writeJson(response, 200, video ?? {}, requestId);
     }
   }
 

@@ -81,4 +81,50 @@ describe('video jobs through the openai package (real Postgres, the in-process w
     expect(failed.error?.code).to.equal('provider_error');
     await eventually(async () => expect(await harness.gateway.accounts.balance(orgId)).to.deep.equal({ balance: 1_000_000_000n, reserved: 0n, available: 1_000_000_000n }));
   });
+
+  it('answers byte ranges of the file as video players ask: 206 with Content-Range, and 416 past the end', async () => {
+    const { secret } = await harness.customer('1');
+    // a file of 1,000,000 bytes; the provider ignores Range, so the gateway cuts the range out itself
+    harness.openai.enqueue({ path: '/v1/videos', video: { completeAfterMs: 0, contentBytes: 1_000_000 } });
+    const created = await client(secret).videos.create({ model: MODEL as 'sora-2', prompt: 'a lighthouse at dawn' });
+    await eventually(async () => expect((await client(secret).videos.retrieve(created.id)).status).to.equal('completed'), 10_000);
+    const content = (range?: string) =>
+      fetch(`${harness.gateway.url}/v1/videos/${created.id}/content`, { headers: { authorization: `Bearer ${secret}`, ...(range ? { range } : {}) } });
+    const whole = await content();
+    expect([whole.status, whole.headers.get('content-length'), whole.headers.get('accept-ranges')]).to.deep.equal([200, '1000000', 'bytes']);
+    expect((await whole.arrayBuffer()).byteLength).to.equal(1_000_000);
+    const part = await content('bytes=500000-500099');
+    expect([part.status, part.headers.get('content-range'), part.headers.get('content-length')]).to.deep.equal([206, 'bytes 500000-500099/1000000', '100']);
+    // the fake's byte at offset i is i mod 251
+    expect([...Buffer.from(await part.arrayBuffer())]).to.deep.equal(Array.from({ length: 100 }, (_, index) => (500_000 + index) % 251));
+    const tail = await content('bytes=-10');
+    expect([tail.status, tail.headers.get('content-range')]).to.deep.equal([206, 'bytes 999990-999999/1000000']);
+    await tail.arrayBuffer();
+    const past = await content('bytes=1000000-');
+    expect([past.status, past.headers.get('content-range')]).to.deep.equal([416, 'bytes */1000000']);
+  });
+
+  it('fails a running job as key_revoked within seconds of its key being revoked, charges nothing and cancels it at the provider', async () => {
+    const { orgId, keyId, secret } = await harness.customer('1');
+    harness.openai.enqueue({ path: '/v1/videos', video: { manual: true } });
+    const created = await client(secret).videos.create({ model: MODEL as 'sora-2', prompt: 'a lighthouse at dawn' });
+    const providerId = await eventually(async () => {
+      const video = await client(secret).videos.retrieve(created.id);
+      expect(video.status).to.equal('in_progress');
+      return harness.openai.videos.ids().at(-1)!;
+    });
+    await harness.admin.ok('POST', `/keys/${keyId}/revoke`);
+    const revokedAt = Date.now();
+    // the revoked key can no longer read it: another key of the organization does
+    const reader = await harness.admin.ok('POST', `/organizations/${orgId}/keys`, { name: 'reader' });
+    const failed = await eventually(async () => {
+      const video = await client(reader.key).videos.retrieve(created.id);
+      expect(video.status).to.equal('failed');
+      return video;
+    }, 10_000);
+    expect(Date.now() - revokedAt, 'within a few seconds').to.be.lessThan(5_000);
+    expect(failed.error?.code).to.equal('key_revoked');
+    expect(harness.openai.videos.status(providerId), 'cancelled at the provider').to.equal(undefined);
+    await eventually(async () => expect(await harness.gateway.accounts.balance(orgId)).to.deep.equal({ balance: 1_000_000_000n, reserved: 0n, available: 1_000_000_000n }));
+  });
 });
