@@ -26,6 +26,23 @@ type VideoJobsTable = {
   };
 };
 
+/** How many jobs are in each status, and how many finished ones wait to be billed (the metrics). */
+export async function videoJobCounts(readModels: Kysely<object>): Promise<{ byStatus: Record<VideoStatus, number>; unbilled: number }> {
+  const db = readModels.withTables<VideoJobsTable>();
+  const rows = await db
+    .selectFrom('video_jobs')
+    .select((eb) => ['status', eb.fn.countAll<string>().as('jobs'), eb.fn.count<string>(eb.case().when('charged', 'is', null).then(1).end()).as('unbilled')])
+    .groupBy('status')
+    .execute();
+  const byStatus: Record<VideoStatus, number> = { queued: 0, in_progress: 0, completed: 0, failed: 0 };
+  let unbilled = 0;
+  for (const row of rows) {
+    byStatus[row.status as VideoStatus] = Number(row.jobs);
+    if (row.status === 'completed' || row.status === 'failed') unbilled += Number(row.unbilled);
+  }
+  return { byStatus, unbilled };
+}
+
 /** The video read model's answers for the video routes and the worker. */
 export function videoJobReadsFrom(readModels: Kysely<object>): VideoJobReads & { pending: ListPendingVideoJobs } {
   const db = readModels.withTables<VideoJobsTable>();

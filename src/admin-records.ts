@@ -204,3 +204,21 @@ export interface ConsoleSessionRecord {
   expires_at: string;
   csrf_token: string;
 }
+
+/** A video job as the console lists it (`GET /admin/v1/organizations/{org}/videos`). */
+export interface VideoJobRecord {
+  id: string;
+  object: 'video_job';
+  organization_id: string;
+  key_id: string;
+  model: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'failed';
+  progress: number;
+  seconds: number;
+  size: string;
+  created_at: string;
+  finished_at: string | null;
+  error: { code: string; message: string } | null;
+  /** What the job was charged once it was billed (0 for a failed job); null while it runs. */
+  cost_usd: string | null;
+}

@@ -12,6 +12,7 @@ import type { Kysely } from 'kysely';
 import { spendReport } from './spend-report.js';
 import { adminAccess } from './admin-access.js';
 import { adminListRoutes } from './admin-list-routes.js';
+import { videoJobRoutes } from './video-job-routes.js';
 import { dailySpendRoutes } from './daily-spend.js';
 import { catalogModelsRoute } from './catalog-models-route.js';
 import { parseUsd } from '../billing/money.js';
@@ -70,6 +71,7 @@ export function adminRoutes(deps: AdminDependencies): Router {
   };
 
   router.use(adminListRoutes(deps));
+  router.use(videoJobRoutes(deps));
   router.use(dailySpendRoutes(deps));
   router.use(catalogModelsRoute(deps));
 

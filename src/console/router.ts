@@ -9,7 +9,7 @@ export type Route =
   | { page: 'organization'; orgId: string; tab: OrganizationTab }
   | { page: 'projections' };
 
-export const ORGANIZATION_TABS = ['overview', 'keys', 'people', 'spend', 'reservations'] as const;
+export const ORGANIZATION_TABS = ['overview', 'keys', 'people', 'spend', 'reservations', 'videos'] as const;
 export type OrganizationTab = (typeof ORGANIZATION_TABS)[number];
 
 export function parseRoute(hash: string): Route {

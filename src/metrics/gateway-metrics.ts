@@ -113,6 +113,17 @@ export class GatewayMetrics {
     labelNames: ['projection'] as const,
     registers: [this.registry],
   });
+  readonly videoJobs = new Gauge({
+    name: 'gateway_video_jobs',
+    help: 'Video jobs by status across every instance (read models): queued is the depth of the queue waiting for a worker',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+  readonly videoJobsUnbilled = new Gauge({
+    name: 'gateway_video_jobs_unbilled',
+    help: 'Finished video jobs whose reservation the worker has not closed yet (read models); should stay near 0',
+    registers: [this.registry],
+  });
   readonly rateLimitSettleFailures = new Counter({
     name: 'gateway_rate_limit_settle_failures_total',
     help: "Rate-limit corrections that could not be written (the request's estimate stayed counted)",

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { PipelineCounters } from '../pipeline/pipeline-dependencies.js';
 import { projectionStatuses } from '../../projections/projection-status.js';
 import type { Projection } from '../../projections/projection.js';
+import { videoJobCounts } from '../../projections/video-jobs-queries.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 
 /** What the gauges are read from when Prometheus scrapes. */
@@ -29,7 +30,14 @@ export async function refreshScrapedMetrics(metrics: GatewayMetrics, sources: Me
   await Promise.all([
     readSource(metrics, sources.logger, 'reservations', () => refreshReservations(metrics, sources.database.kysely)),
     readSource(metrics, sources.logger, 'projections', () => refreshProjectionLag(metrics, sources)),
+    readSource(metrics, sources.logger, 'video_jobs', () => refreshVideoJobs(metrics, sources.database.kysely)),
   ]);
+}
+
+async function refreshVideoJobs(metrics: GatewayMetrics, readModels: Kysely<object>): Promise<void> {
+  const counts = await videoJobCounts(readModels);
+  for (const [status, jobs] of Object.entries(counts.byStatus)) metrics.videoJobs.set({ status }, jobs);
+  metrics.videoJobsUnbilled.set(counts.unbilled);
 }
 
 async function refreshReservations(metrics: GatewayMetrics, readModels: Kysely<object>): Promise<void> {

@@ -282,6 +282,27 @@ describe('console in a real browser', function () {
     await browser.screenshot('10-projection-rebuilt');
   });
 
+  it("lists the organization's video jobs with their status and what each was charged", async () => {
+    // 4 s of openai/sora-2 at $0.10 a second: 0.40 USD, once the provider delivered the video; with a key
+    // of its own (the first one may use gpt-4o-mini only, and is revoked by now)
+    const videoKey = await harness.admin.ok('POST', `/organizations/${orgId}/keys`, { name: 'video' });
+    const created = await fetch(`${harness.gateway.url}/v1/videos`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${videoKey.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/sora-2', prompt: 'a lighthouse at dawn', seconds: 4 }),
+    });
+    expect(created.status).to.equal(200);
+    const videoId = ((await created.json()) as { id: string }).id;
+    await page().goto(`${harness.gateway.url}/console#/organizations/${orgId}/overview`);
+    await page().getByRole('link', { name: 'Video jobs' }).click();
+    await eventually(async () => {
+      await page().getByRole('button', { name: 'Refresh' }).click();
+      const row = page().getByRole('row').filter({ hasText: videoId });
+      expect((await row.allTextContents()).join(' ')).to.include('completed').and.include('openai/sora-2').and.include('0.40');
+    }, 20_000);
+    await browser.screenshot('07b-video-jobs');
+  });
+
   it('ran without a script error or a Content-Security-Policy violation', () => {
     expect(browser.errors).to.deep.equal([]);
   });

@@ -127,4 +127,36 @@ describe('video jobs through the openai package (real Postgres, the in-process w
     expect(harness.openai.videos.status(providerId), 'cancelled at the provider').to.equal(undefined);
     await eventually(async () => expect(await harness.gateway.accounts.balance(orgId)).to.deep.equal({ balance: 1_000_000_000n, reserved: 0n, available: 1_000_000_000n }));
   });
+
+  it('counts video reservations and charges in the finance audit, the spend report and the metrics', async () => {
+    const { orgId, secret } = await harness.customer('1');
+    harness.openai.enqueue({ path: '/v1/videos', video: { completeAfterMs: 0 } });
+    const created = await client(secret).videos.create({ model: MODEL as 'sora-2', prompt: 'a lighthouse at dawn', seconds: '8' });
+    await eventually(async () => expect((await client(secret).videos.retrieve(created.id)).status).to.equal('completed'), 10_000);
+    // 8 s × $0.10 = $0.80, in the audit by type once the read models have it
+    const audit = (query: string) => fetch(`${harness.gateway.url}/admin/v1/audit?organization_id=${orgId}&format=csv&${query}`, { headers: { authorization: `Bearer ${harness.admin.token}` } }).then((answer) => answer.text());
+    await eventually(async () => expect(await audit('group_by=type')).to.equal(`organization_id,type,requests,spend_usd\n${orgId},video,1,0.80\n`));
+    const verify = await harness.admin.ok('GET', `/audit/verify?organization_id=${orgId}`);
+    expect(verify).to.deep.include({ organizations: 1, mismatches: [] });
+    const spend = await harness.admin.ok('GET', `/organizations/${orgId}/spend?group_by=type`);
+    expect(JSON.stringify(spend)).to.include('"video"').and.include('0.80');
+    const metrics = await (await fetch(`${harness.gateway.url}/metrics`, { headers: { authorization: `Bearer ${harness.admin.token}` } })).text();
+    expect(metrics).to.match(/^gateway_video_jobs\{status="completed"\} [1-9]\d*$/m);
+    expect(metrics).to.match(/^gateway_video_jobs\{status="queued"\} \d+$/m);
+    expect(metrics).to.match(/^gateway_video_jobs_unbilled \d+$/m);
+  });
+
+  it('rebuilds the video read model from the log into the same records', async () => {
+    const rows = () => harness.gateway.database.kysely.withTables<{ video_jobs: Record<string, unknown> }>().selectFrom('video_jobs').selectAll().orderBy('video_id').execute();
+    // once the read model has every job of the tests above, billed
+    const before = await eventually(async () => {
+      const all = await rows();
+      expect(all.length).to.be.at.least(4);
+      expect(all.filter((row) => row.charged === null)).to.deep.equal([]);
+      return all;
+    });
+    const rebuilt = await harness.admin.ok('POST', '/projections/videos/rebuild');
+    expect(rebuilt).to.deep.include({ projection: 'videos' });
+    expect(await rows()).to.deep.equal(before);
+  });
 });

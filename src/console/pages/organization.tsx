@@ -6,11 +6,12 @@ import { ConfirmButton, ErrorNotice, Loading, Notice, orNone, useAction, useLoad
 import { KeysTab } from './keys.js';
 import { PeopleTab } from './people.js';
 import { ReservationsTab } from './reservations.js';
+import { VideoJobsTab } from './video-jobs.js';
 import { SpendTab } from './spend.js';
 
-const TAB_NAMES: Record<OrganizationTab, string> = { overview: 'Overview', keys: 'Keys', people: 'Teams, employees, spaces', spend: 'Spend', reservations: 'Open reservations' };
+const TAB_NAMES: Record<OrganizationTab, string> = { overview: 'Overview', keys: 'Keys', people: 'Teams, employees, spaces', spend: 'Spend', reservations: 'Open reservations', videos: 'Video jobs' };
 
-/** One organization: its money and settings, and tabs for its keys, people, spend and reservations. */
+/** One organization: its money and settings, and tabs for its keys, people, spend, reservations and video jobs. */
 export function OrganizationPage({ orgId, tab }: { orgId: string; tab: OrganizationTab }) {
   const organization = useLoad(() => get<OrganizationRecord>(`/organizations/${encodeURIComponent(orgId)}`), [orgId]);
   return (
@@ -34,6 +35,7 @@ export function OrganizationPage({ orgId, tab }: { orgId: string; tab: Organizat
       {tab === 'people' ? <PeopleTab orgId={orgId} /> : null}
       {tab === 'spend' ? <SpendTab orgId={orgId} /> : null}
       {tab === 'reservations' ? <ReservationsTab orgId={orgId} /> : null}
+      {tab === 'videos' ? <VideoJobsTab orgId={orgId} /> : null}
     </>
   );
 }
