@@ -160,3 +160,47 @@ describe('video jobs through the openai package (real Postgres, the in-process w
     expect(await rows()).to.deep.equal(before);
   });
 });
+
+describe('a video job whose key is revoked through another instance', function () {
+  this.timeout(60_000);
+  let worker: GatewayHarness;
+  let other: GatewayHarness;
+  let drop: () => Promise<void>;
+
+  before(async () => {
+    const scratch = await createScratchDatabase('video_revoke');
+    drop = scratch.drop;
+    worker = await startGatewayHarness({ DATABASE_URL: scratch.url });
+    // takes requests only: the first instance's worker has the job
+    other = await startGatewayHarness({ DATABASE_URL: scratch.url, VIDEO_WORKER: 'off' });
+  });
+  after(async () => {
+    try {
+      await worker?.checkLedger();
+    } finally {
+      await other?.close();
+      await worker?.close();
+      await drop?.();
+    }
+  });
+
+  it('fails as key_revoked within seconds on the instance that runs the job, and charges nothing', async () => {
+    const { orgId, keyId, secret } = await worker.customer('1');
+    worker.openai.enqueue({ path: '/v1/videos', video: { manual: true } });
+    const client = new OpenAI({ apiKey: secret, baseURL: `${worker.gateway.url}/v1`, maxRetries: 0 });
+    const created = await client.videos.create({ model: MODEL as 'sora-2', prompt: 'a lighthouse at dawn' });
+    await eventually(async () => expect((await client.videos.retrieve(created.id)).status).to.equal('in_progress'));
+    await other.admin.ok('POST', `/keys/${keyId}/revoke`);
+    const revokedAt = Date.now();
+    const reader = await other.admin.ok('POST', `/organizations/${orgId}/keys`, { name: 'reader' });
+    const readerClient = new OpenAI({ apiKey: reader.key, baseURL: `${other.gateway.url}/v1`, maxRetries: 0 });
+    const failed = await eventually(async () => {
+      const video = await readerClient.videos.retrieve(created.id);
+      expect(video.status).to.equal('failed');
+      return video;
+    }, 10_000);
+    expect(Date.now() - revokedAt, 'within a few seconds').to.be.lessThan(5_000);
+    expect(failed.error?.code).to.equal('key_revoked');
+    await eventually(async () => expect(await worker.gateway.accounts.balance(orgId)).to.deep.equal({ balance: 1_000_000_000n, reserved: 0n, available: 1_000_000_000n }));
+  });
+});
