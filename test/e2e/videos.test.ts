@@ -138,8 +138,10 @@ describe('video jobs through the openai package (real Postgres, the in-process w
     await eventually(async () => expect(await audit('group_by=type')).to.equal(`organization_id,type,requests,spend_usd\n${orgId},video,1,0.80\n`));
     const verify = await harness.admin.ok('GET', `/audit/verify?organization_id=${orgId}`);
     expect(verify).to.deep.include({ organizations: 1, mismatches: [] });
-    const spend = await harness.admin.ok('GET', `/organizations/${orgId}/spend?group_by=type`);
-    expect(JSON.stringify(spend)).to.include('"video"').and.include('0.80');
+    await eventually(async () => {
+      const spend = await harness.admin.ok('GET', `/organizations/${orgId}/spend?group_by=type`);
+      expect(JSON.stringify(spend)).to.include('"video"').and.include('0.80');
+    });
     const metrics = await (await fetch(`${harness.gateway.url}/metrics`, { headers: { authorization: `Bearer ${harness.admin.token}` } })).text();
     expect(metrics).to.match(/^gateway_video_jobs\{status="completed"\} [1-9]\d*$/m);
     expect(metrics).to.match(/^gateway_video_jobs\{status="queued"\} \d+$/m);
