@@ -19,6 +19,7 @@ type VideoJobsTable = {
     size: string;
     provider_video_id: string | null;
     created_at: Date;
+    submitted_at: Date | null;
     finished_at: Date | null;
     error_code: string | null;
     error_message: string | null;
@@ -64,8 +65,14 @@ export function videoJobReadsFrom(readModels: Kysely<object>): VideoJobReads & {
       return rows.map(viewOf);
     },
     async pending(limit) {
-      const rows = await db.selectFrom('video_jobs').select('video_id').where('charged', 'is', null).orderBy('created_at').limit(limit).execute();
-      return rows.map((row) => row.video_id);
+      const rows = await db
+        .selectFrom('video_jobs')
+        .select(['video_id', 'key_id', 'status', 'created_at', 'submitted_at'])
+        .where('charged', 'is', null)
+        .orderBy('created_at')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ videoId: row.video_id, keyId: row.key_id, status: row.status as VideoStatus, since: new Date(row.submitted_at ?? row.created_at) }));
     },
   };
 }

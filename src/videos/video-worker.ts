@@ -24,8 +24,17 @@ const CAUSED_BY = 'system:video-worker';
 /** How much longer than the provider's timeout a started submission is left to the worker that started it. */
 const SUBMISSION_LEASE_MARGIN_MS = 5_000;
 
-/** Ids of the jobs with something left to do: not finished, or finished and not yet billed (the video read model). */
-export type ListPendingVideoJobs = (limit: number) => Promise<string[]>;
+/** A job with something left to do, as the video read model knows it: enough to tell whether it needs looking at now. */
+export interface PendingVideoJob {
+  readonly videoId: string;
+  readonly keyId: string;
+  readonly status: 'queued' | 'in_progress' | 'completed' | 'failed';
+  /** When its hour started: its submission, or its creation if it was never submitted. */
+  readonly since: Date;
+}
+
+/** The jobs not finished, or finished and not yet billed, oldest first (the video read model). */
+export type ListPendingVideoJobs = (limit: number) => Promise<PendingVideoJob[]>;
 
 export interface VideoWorkerDependencies {
   readonly jobs: VideoJobStore;
@@ -54,13 +63,26 @@ export class VideoWorker {
 
   constructor(private readonly deps: VideoWorkerDependencies) {}
 
-  /** One pass over the pending jobs (the job scheduler's tick). */
+  /**
+   * One pass over the pending jobs (the job scheduler's tick). A running job whose poll is not due, whose
+   * key is valid and whose hour is not up is passed over without reading its stream: with many jobs
+   * running, a tick reads only the ones with something to do.
+   */
   async tick(): Promise<void> {
-    const pending = [...(await this.deps.listPending(200))];
+    const now = this.deps.clock.now().getTime();
+    const pending = (await this.deps.listPending(200)).filter((job) => this.needsLooking(job, now)).map((job) => job.videoId);
     const workers = Array.from({ length: PARALLEL_JOBS }, async () => {
       for (let videoId = pending.shift(); videoId !== undefined; videoId = pending.shift()) await this.advance(videoId);
     });
     await Promise.all(workers);
+  }
+
+  private needsLooking(job: PendingVideoJob, now: number): boolean {
+    if (job.status !== 'in_progress') return true;
+    const key = this.deps.directory.key(job.keyId);
+    if (!key || key.revoked || now - job.since.getTime() >= VIDEO_JOB_TIMEOUT_MS) return true;
+    const due = this.polls.get(job.videoId);
+    return due === undefined || due.at <= now;
   }
 
   /** Moves one job as far as it can go now; a failure is logged and left to the next tick. */
