@@ -18,6 +18,8 @@ const DEADLINE_MARGIN_MS = 60_000;
 
 export interface ReserveInput {
   readonly requestId: string;
+  /** The endpoint's short name, recorded with the reserve for the request log. */
+  readonly endpoint: string;
   readonly caller: Caller;
   readonly model: CatalogModel;
   readonly amount: bigint;
@@ -36,7 +38,7 @@ export async function reserveStep<Request extends EndpointRequest, Kind extends 
 ): Promise<Reserved<Request, Kind>> {
   const { requestId, caller, model, amount, spec } = stage;
   try {
-    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, caller, model, amount, capHint: spec.capHint });
+    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, endpoint: spec.name, caller, model, amount, capHint: spec.capHint });
     return { ...stage, reservation };
   } catch (error) {
     correctRateLimit(deps, caller.key.keyId, requestId, 0);
@@ -63,6 +65,7 @@ export async function reserveFunds(accounts: Accounts, directory: AccessDirector
       {
         type: 'ReserveFunds',
         reservationId: input.requestId,
+        endpoint: input.endpoint,
         owner,
         model: input.model.id,
         category: input.model.category,
