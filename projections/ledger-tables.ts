@@ -85,5 +85,8 @@ export function endedInError(status: string, releaseReason: string | null): bool
   return status === 'cut_off' || status === 'expired' || (status === 'released' && releaseReason !== 'cancelled');
 }
 
-/** `endedInError` as a condition on the `requests` table. */
-export const ENDED_IN_ERROR = sql<boolean>`(status in ('cut_off', 'expired') or (status = 'released' and release_reason is distinct from 'cancelled'))`;
+/** `endedInError` as a condition on a row of the `requests` table (or of the alias a query gives it). */
+export function endedInErrorCondition(table = 'requests') {
+  const status = sql.ref(`${table}.status`);
+  return sql<boolean>`(${status} in ('cut_off', 'expired') or (${status} = 'released' and ${sql.ref(`${table}.release_reason`)} is distinct from 'cancelled'))`;
+}

@@ -119,7 +119,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger }),
         endpointRoutes(endpoints, logger),
         modelsRoute(pipeline),
-        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely }),
+        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely, store }),
         auditRoutes({ adminToken: admin.token, commands, clock, store, readModels: database.kysely }),
         projectionRoutes({ adminToken: admin.token, database, store }),
         consoleRoutes({ adminToken: admin.token, clock })],

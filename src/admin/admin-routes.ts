@@ -14,6 +14,8 @@ import { adminAccess } from './admin-access.js';
 import { adminListRoutes } from './admin-list-routes.js';
 import { dailySpendRoutes } from './daily-spend.js';
 import { catalogModelsRoute } from './catalog-models-route.js';
+import { requestLogRoutes } from './request-log-routes.js';
+import type { EventStore } from '../eventstore/event-store.js';
 import { parseUsd } from '../billing/money.js';
 import { renderEmployee, renderIssuedKey, renderKey, renderList, renderOrganization, renderSpace, renderTeam } from './record-renderers.js';
 import {
@@ -37,8 +39,10 @@ export interface AdminDependencies {
   readonly accounts: Accounts;
   readonly catalog: CatalogStore;
   readonly clock: Clock;
-  /** The read models (spend report). */
+  /** The read models (spend report, request log). */
   readonly readModels: Kysely<object>;
+  /** The event log: a request's events for the request log. */
+  readonly store: EventStore;
 }
 
 /**
@@ -72,6 +76,7 @@ export function adminRoutes(deps: AdminDependencies): Router {
   router.use(adminListRoutes(deps));
   router.use(dailySpendRoutes(deps));
   router.use(catalogModelsRoute(deps));
+  router.use(requestLogRoutes(deps));
 
   router.post('/admin/v1/organizations', async (_req, res) => {
     const input = parseBody(createOrganizationBody, body(res));
