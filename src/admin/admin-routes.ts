@@ -15,6 +15,7 @@ import { adminListRoutes } from './admin-list-routes.js';
 import { dailySpendRoutes } from './daily-spend.js';
 import { catalogModelsRoute } from './catalog-models-route.js';
 import { requestLogRoutes } from './request-log-routes.js';
+import { overviewRoute } from './overview-route.js';
 import type { EventStore } from '../eventstore/event-store.js';
 import { parseUsd } from '../billing/money.js';
 import { renderEmployee, renderIssuedKey, renderKey, renderList, renderOrganization, renderSpace, renderTeam } from './record-renderers.js';
@@ -77,6 +78,7 @@ export function adminRoutes(deps: AdminDependencies): Router {
   router.use(dailySpendRoutes(deps));
   router.use(catalogModelsRoute(deps));
   router.use(requestLogRoutes(deps));
+  router.use(overviewRoute(deps));
 
   router.post('/admin/v1/organizations', async (_req, res) => {
     const input = parseBody(createOrganizationBody, body(res));
