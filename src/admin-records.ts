@@ -107,6 +107,33 @@ export interface PageRecord<T> extends ListRecord<T> {
   has_more: boolean;
 }
 
+/** A model's prices as the catalog writes them: USD decimal strings, per million tokens or per item. */
+export interface ModelPricingRecord {
+  input_per_mtok?: string;
+  output_per_mtok?: string;
+  cached_input_per_mtok?: string;
+  cache_write_per_mtok?: string;
+  per_image?: string;
+  per_audio_minute?: string;
+  per_video_second?: string;
+}
+
+/** A catalog model in `GET /models`: the entry `GET /v1/models` lists for a key, every model here. */
+export interface ModelRecord {
+  id: string;
+  object: 'model';
+  created: number;
+  /** The provider's name in the catalog. */
+  owned_by: string;
+  category: string;
+  context_length: number | null;
+  /** The output ceiling a reserve assumes when a request sets no cap (text models; null for others). */
+  max_output_tokens: number | null;
+  pricing: ModelPricingRecord;
+  capabilities: readonly string[];
+  video?: { seconds: readonly number[]; sizes: readonly string[]; aspect_ratios: readonly string[] };
+}
+
 /** What spend is grouped by; `day` only in the spend report, the daily spend is per day already. */
 export type SpendGroup = 'key' | 'model' | 'space' | 'day' | 'type';
 export type DailySpendGroup = Exclude<SpendGroup, 'day'>;

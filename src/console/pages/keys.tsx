@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { admin, get } from '../api.js';
-import type { EmployeeRecord, IssuedKeyRecord, KeyRecord, ListRecord } from '../../admin-records.js';
+import type { EmployeeRecord, IssuedKeyRecord, KeyRecord, ListRecord, ModelRecord } from '../../admin-records.js';
 import { ConfirmButton, ErrorNotice, Loading, Pager, useAction, useLoad, usePages } from '../ui.js';
 import { KeyLimitsForm, type KeyLimitsInput, keyLimitsBody } from './key-limits-form.js';
 
@@ -9,7 +9,7 @@ export function KeysTab({ orgId }: { orgId: string }) {
   const org = encodeURIComponent(orgId);
   const keys = useLoad(() => get<ListRecord<KeyRecord>>(`/organizations/${org}/keys`), [orgId]);
   const employees = useLoad(() => get<ListRecord<EmployeeRecord>>(`/organizations/${org}/employees`), [orgId]);
-  const models = useLoad(() => get<ListRecord<{ id: string }>>('/models'), []);
+  const models = useLoad(() => get<ListRecord<ModelRecord>>('/models'), []);
   const catalog = models.data?.data.map((model) => model.id) ?? [];
   const pages = usePages(keys.data?.data);
   const [editing, setEditing] = useState<string | undefined>();
