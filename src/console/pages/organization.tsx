@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { admin, get } from '../api.js';
 import type { OrganizationRecord } from '../../admin-records.js';
 import { href, ORGANIZATION_TABS, type OrganizationTab } from '../router.js';
-import { ConfirmButton, ErrorNotice, Loading, Notice, orNone, useAction, useLoad, type Loaded } from '../ui.js';
+import { formatLimits, formatUsd } from '../money.js';
+import { ConfirmButton, ErrorNotice, Loading, Notice, useAction, useLoad, type Loaded } from '../ui.js';
 import { KeysTab } from './keys.js';
 import { PeopleTab } from './people.js';
 import { ReservationsTab } from './reservations.js';
@@ -54,11 +55,11 @@ function Overview({ orgId, organization }: { orgId: string; organization: Loaded
           <dl class="facts">
             <div>
               <dt>Balance</dt>
-              <dd data-testid="balance">{shown.balance_usd} USD</dd>
+              <dd data-testid="balance">{formatUsd(shown.balance_usd)}</dd>
             </div>
             <div>
               <dt>Reserved</dt>
-              <dd data-testid="reserved">{shown.reserved_usd} USD</dd>
+              <dd data-testid="reserved">{formatUsd(shown.reserved_usd)}</dd>
             </div>
             <div>
               <dt>Status</dt>
@@ -73,7 +74,7 @@ function Overview({ orgId, organization }: { orgId: string; organization: Loaded
             <div>
               <dt>Spend limits</dt>
               <dd>
-                daily {orNone(shown.spend_limits.daily_usd)}, monthly {orNone(shown.spend_limits.monthly_usd)}
+                {formatLimits(shown.spend_limits)}
               </dd>
             </div>
           </dl>
@@ -125,7 +126,7 @@ function TopUp({ orgId, onDone }: { orgId: string; onDone: () => void }) {
             admin<OrganizationRecord>('POST', `/organizations/${encodeURIComponent(orgId)}/credits`, { amount_usd: amount.trim() }, { 'idempotency-key': idempotencyKey }),
           );
           if (credited) {
-            setDone(`${amount.trim()} USD added.`);
+            setDone(`${formatUsd(amount)} added.`);
             setAmount('');
             setIdempotencyKey(crypto.randomUUID());
             onDone();
