@@ -1,18 +1,26 @@
 import { useState } from 'preact/hooks';
 import { admin, get } from '../api.js';
 import type { OrganizationRecord } from '../../admin-records.js';
-import { href, ORGANIZATION_TABS, type OrganizationTab } from '../router.js';
+import { href, ORGANIZATION_TABS, type OrganizationTab, type RequestFilter } from '../routes.js';
 import { formatLimits, formatUsd } from '../money.js';
 import { ConfirmButton, ErrorNotice, Loading, Notice, useAction, useLoad, type Loaded } from '../ui.js';
 import { KeysTab } from './keys.js';
 import { PeopleTab } from './people.js';
+import { RequestLog } from './request-log.js';
 import { ReservationsTab } from './reservations.js';
 import { SpendTab } from './spend.js';
 
-const TAB_NAMES: Record<OrganizationTab, string> = { overview: 'Overview', keys: 'Keys', people: 'Teams, employees, spaces', spend: 'Spend', reservations: 'Open reservations' };
+const TAB_NAMES: Record<OrganizationTab, string> = {
+  overview: 'Overview',
+  keys: 'Keys',
+  people: 'Teams, employees, spaces',
+  spend: 'Spend',
+  requests: 'Requests',
+  reservations: 'Open reservations',
+};
 
-/** One organization: its money and settings, and tabs for its keys, people, spend and reservations. */
-export function OrganizationPage({ orgId, tab }: { orgId: string; tab: OrganizationTab }) {
+/** One organization: its money and settings, and tabs for its keys, people, spend, requests and reservations. */
+export function OrganizationPage({ orgId, tab, filter }: { orgId: string; tab: OrganizationTab; filter: RequestFilter }) {
   const organization = useLoad(() => get<OrganizationRecord>(`/organizations/${encodeURIComponent(orgId)}`), [orgId]);
   return (
     <>
@@ -34,6 +42,7 @@ export function OrganizationPage({ orgId, tab }: { orgId: string; tab: Organizat
       {tab === 'keys' ? <KeysTab orgId={orgId} /> : null}
       {tab === 'people' ? <PeopleTab orgId={orgId} /> : null}
       {tab === 'spend' ? <SpendTab orgId={orgId} /> : null}
+      {tab === 'requests' ? <RequestLog orgId={orgId} filter={filter} /> : null}
       {tab === 'reservations' ? <ReservationsTab orgId={orgId} /> : null}
     </>
   );

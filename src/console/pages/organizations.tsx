@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { ListedOrganizationRecord, OrganizationRecord, PageRecord } from '../../admin-records.js';
 import { admin, get } from '../api.js';
 import { formatUsd } from '../money.js';
-import { href } from '../router.js';
+import { href } from '../routes.js';
 import { ErrorNotice, Loading, Pager, PAGE_SIZE, useAction, useCursor, useLoad } from '../ui.js';
 
 /** Every organization, a page at a time, and the form that creates one. */

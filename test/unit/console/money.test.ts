@@ -34,4 +34,5 @@ describe('console money formatting', () => {
     expect(formatUsdTick(0.30000000000000004)).to.equal('$0.30');
     expect(formatUsdTick(1e-12)).to.equal('$0.000000000001');
   });
+
 });
