@@ -3,6 +3,7 @@ import { loadSession, signOut, whenSignedOut } from './api.js';
 import { ModelsPage } from './pages/models.js';
 import { OrganizationsPage } from './pages/organizations.js';
 import { OrganizationPage } from './pages/organization.js';
+import { OverviewPage } from './pages/overview.js';
 import { ProjectionsPage } from './pages/projections.js';
 import { RequestLog } from './pages/request-log.js';
 import { useRoute } from './router.js';
@@ -30,6 +31,7 @@ export function App() {
 
 /** The main navigation: each page, and which one the current route belongs to. */
 const SECTIONS: ReadonlyArray<{ name: string; route: Route; holds: ReadonlyArray<Route['page']> }> = [
+  { name: 'Overview', route: { page: 'overview' }, holds: ['overview'] },
   { name: 'Organizations', route: { page: 'organizations' }, holds: ['organizations', 'organization'] },
   { name: 'Requests', route: { page: 'requests' }, holds: ['requests'] },
   { name: 'Models', route: { page: 'models' }, holds: ['models'] },
@@ -62,6 +64,7 @@ function SignedIn({ onSignedOut }: { onSignedOut: () => void }) {
       </header>
       <ErrorNotice error={leaving.error} action="sign out" />
       <main id="content">
+        {route.page === 'overview' ? <OverviewPage /> : null}
         {route.page === 'organizations' ? <OrganizationsPage /> : null}
         {route.page === 'organization' ? <OrganizationPage orgId={route.orgId} tab={route.tab} filter={route.filter ?? {}} /> : null}
         {route.page === 'requests' ? (

@@ -28,3 +28,22 @@ export function formatUsdTick(value: number): string {
 
 /** A daily and monthly spend limit, either of which may be unset. */
 export const formatLimits = (pair: { daily_usd: string | null; monthly_usd: string | null }) => `daily ${formatUsdOrNone(pair.daily_usd)}, monthly ${formatUsdOrNone(pair.monthly_usd)}`;
+
+const NANOS = /^(-?)(\d+)(?:\.(\d{0,9}))?$/;
+
+/** An API amount as integer nanodollars, exactly (the API writes at most nine decimals). */
+function nanosOf(amount: string): bigint {
+  const match = NANOS.exec(amount.trim());
+  if (!match) throw new RangeError(`${amount} is not a USD amount`);
+  const value = BigInt(match[2]!) * 1_000_000_000n + BigInt((match[3] ?? '').padEnd(9, '0'));
+  return match[1] ? -value : value;
+}
+
+/** `amount − before`, signed (`+$0.0013`, `-$0.20`, `±$0.00`): how a period compares with the one before. */
+export function formatUsdChange(amount: string, before: string): string {
+  const change = nanosOf(amount) - nanosOf(before);
+  if (change === 0n) return '±$0.00';
+  const size = change < 0n ? -change : change;
+  const text = `${size / 1_000_000_000n}.${(size % 1_000_000_000n).toString().padStart(9, '0')}`;
+  return `${change < 0n ? '-' : '+'}${formatUsd(text)}`;
+}

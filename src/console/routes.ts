@@ -12,6 +12,7 @@ export const ORGANIZATION_TABS = ['overview', 'keys', 'people', 'spend', 'reques
 export type OrganizationTab = (typeof ORGANIZATION_TABS)[number];
 
 export type Route =
+  | { page: 'overview' }
   | { page: 'organizations' }
   | { page: 'organization'; orgId: string; tab: OrganizationTab; filter?: RequestFilter }
   | { page: 'requests'; filter?: RequestFilter }
@@ -35,12 +36,14 @@ export function parseRoute(hash: string): Route {
     case 'projections':
       return { page: 'projections' };
     default:
-      return { page: 'organizations' };
+      return { page: 'overview' };
   }
 }
 
 export function href(route: Route): string {
   switch (route.page) {
+    case 'overview':
+      return '#/overview';
     case 'organizations':
       return '#/organizations';
     case 'models':

@@ -10,7 +10,8 @@ import { startGatewayHarness, type GatewayHarness } from '../support/gateway-har
 import { TEST_ADMIN_TOKEN } from '../support/test-gateway.js';
 
 /**
- * The console driven in headless Chromium, as an operator and a finance person use it: sign in, create an
+ * The console driven in headless Chromium, as an operator and a finance person use it: sign in (to the
+ * overview: its own suite is console-browser-overview.test.ts), create an
  * organization, top up, issue a key, spend with it through the API, see the spend on the chart and in the
  * table, download the CSV (equal to `npm run audit`), revoke the key and see the API refuse it. The tests
  * run in order and share one browser; each main page is saved to test-results/console/.
@@ -58,7 +59,7 @@ describe('console in a real browser', function () {
     await token.focus();
     await page().keyboard.type(TEST_ADMIN_TOKEN);
     await page().keyboard.press('Enter');
-    await page().getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+    await page().getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     const cookies = await browser.context.cookies();
     expect(cookies).to.have.length(1);
     expect(cookies[0]).to.include({ name: 'gw_console', httpOnly: true, sameSite: 'Strict', path: '/', secure: false });
@@ -72,6 +73,7 @@ describe('console in a real browser', function () {
   });
 
   it('creates an organization and tops it up once, even when the form is sent twice', async () => {
+    await page().getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Organizations' }).click();
     await page().getByLabel('Name').fill('Acme Finance');
     await page().getByRole('button', { name: 'Create organization' }).click();
     await page().waitForURL(/#\/organizations\/org_[^/]+\/overview$/);
@@ -258,7 +260,7 @@ describe('console in a real browser', function () {
   });
 
   it('shows API errors in plain words with their code', async () => {
-    await page().getByRole('link', { name: 'Overview' }).click();
+    await page().getByRole('navigation', { name: 'Organization' }).getByRole('link', { name: 'Overview' }).click();
     await page().getByLabel('Amount (USD)').fill('0');
     await page().getByRole('button', { name: 'Add credits' }).click();
     const alert = page().getByRole('alert');

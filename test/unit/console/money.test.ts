@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatLimits, formatUsd, formatUsdOrNone, formatUsdTick } from '../../../src/console/money.js';
+import { formatLimits, formatUsd, formatUsdChange, formatUsdOrNone, formatUsdTick } from '../../../src/console/money.js';
 
 describe('console money formatting', () => {
   it('writes the API amount with a dollar sign, thousands separators and every digit it has', () => {
@@ -35,4 +35,11 @@ describe('console money formatting', () => {
     expect(formatUsdTick(1e-12)).to.equal('$0.000000000001');
   });
 
+  it('compares two amounts exactly, with their sign', () => {
+    expect(formatUsdChange('0.001356', '0.00495')).to.equal('-$0.003594');
+    expect(formatUsdChange('0.00135', '0.000006')).to.equal('+$0.001344');
+    expect(formatUsdChange('12.50', '12.5')).to.equal('±$0.00');
+    expect(formatUsdChange('-0.5', '1')).to.equal('-$1.50');
+    expect(formatUsdChange('90071992547.409910001', '0.000000001')).to.equal('+$90,071,992,547.40991');
+  });
 });

@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { href, parseRoute, requestsHref } from '../../../src/console/routes.js';
 
 describe('console routes', () => {
-  it('opens on the organizations, and reads every page from the fragment', () => {
-    expect(parseRoute('')).to.deep.equal({ page: 'organizations' });
-    expect(parseRoute('#/nowhere')).to.deep.equal({ page: 'organizations' });
+  it('opens on the overview, and reads every page from the fragment', () => {
+    expect(parseRoute('')).to.deep.equal({ page: 'overview' });
+    expect(parseRoute('#/nowhere')).to.deep.equal({ page: 'overview' });
     expect(parseRoute('#/organizations')).to.deep.equal({ page: 'organizations' });
     expect(parseRoute('#/organizations/org_1/keys')).to.deep.equal({ page: 'organization', orgId: 'org_1', tab: 'keys' });
     expect(parseRoute('#/models')).to.deep.equal({ page: 'models' });
