@@ -2,10 +2,14 @@
  * The records the admin API answers with (docs/operator-guide.md, "Admin API"), as they travel: snake_case
  * fields, money as USD decimal strings, times as ISO strings. One declaration for every side of the wire:
  * the gateway renders them (src/admin/record-renderers.ts and the routes), the CLIs read them through the
- * admin client, and the browser console imports them with `import type`. Types only, importing nothing,
- * which is what lets the console import them (.dependency-cruiser.cjs): a field renamed on one side fails
- * the type check of the other.
+ * admin client, and the browser console imports them with `import type`. Types only, importing nothing but
+ * their own parts, which is what lets the console import them (.dependency-cruiser.cjs): a field renamed on one side fails
+ * the type check of the other. The records of the larger answers are in files of their own under
+ * src/admin-records/, re-exported here, so that every side still imports this one module.
  */
+
+export type * from './admin-records/overview-records.js';
+export type * from './admin-records/request-log-records.js';
 
 export interface LimitPairRecord {
   daily_usd: string | null;
@@ -159,152 +163,6 @@ export interface DailySpendRecord {
   group_by: DailySpendGroup;
   data: Array<{ day: string } & SpendFiguresRecord<DailySpendGroup>>;
   total_usd: string;
-}
-
-/**
- * A request's usage as the log recorded it, by kind: the counts the provider reported (zeros included) or
- * the gateway counted, and no others. `counted`: the provider reported none and the gateway counted what
- * it received.
- */
-export interface UsageRecord {
-  input_tokens?: number;
-  cached_input_tokens?: number;
-  cache_write_tokens?: number;
-  output_tokens?: number;
-  reasoning_tokens?: number;
-  images?: number;
-  audio_seconds?: number;
-  video_seconds?: number;
-  counted?: boolean;
-}
-
-/** How a request's reservation stands: open while it runs, then how it was closed. */
-export type RequestStatus = 'open' | 'settled' | 'cut_off' | 'released' | 'expired';
-
-/** Why a reservation was released without a charge. */
-export type ReleaseReasonRecord = 'provider_error' | 'client_error' | 'cancelled' | 'video_failed';
-
-/**
- * One request of the request log (`GET /requests`, `GET /organizations/{org}/requests`): the reservation a
- * model request made and how it ended. Never a message's contents: the log holds none.
- */
-export interface RequestLogRecord {
-  id: string;
-  object: 'request';
-  organization_id: string;
-  organization_name: string | null;
-  key_id: string;
-  key_name: string | null;
-  employee_id: string | null;
-  team_id: string | null;
-  space_id: string | null;
-  /** The endpoint's short name (`chat`, `messages`, …); null for requests logged before it was recorded. */
-  endpoint: string | null;
-  model: string;
-  type: string;
-  status: RequestStatus;
-  release_reason: ReleaseReasonRecord | null;
-  /** Whether the request ended in an error its client saw (the log's `status=error`). */
-  error: boolean;
-  reserved_usd: string;
-  /** What was charged: null while open, `0.00` when released or expired. */
-  cost_usd: string | null;
-  /** The part of the cost above the reserve, for a settled request. */
-  overrun_usd: string | null;
-  usage: UsageRecord | null;
-  reserved_at: string;
-  closed_at: string | null;
-  /** From the reserve to the close: the time the provider took, and the gateway's few milliseconds. */
-  duration_ms: number | null;
-}
-
-/** One event of a request's audit trail, as the event log holds it, its amounts in USD. */
-export interface RequestEventRecord {
-  type: 'FundsReserved' | 'ReservationSettled' | 'ReservationReleased' | 'ReservationCutOff' | 'ReservationExpired';
-  stream: string;
-  revision: string;
-  schema_version: number;
-  occurred_at: string;
-  recorded_at: string;
-  caused_by: string;
-  /** FundsReserved: the amount reserved, and when the sweeper may expire it. */
-  amount_usd?: string;
-  deadline?: string;
-  /** ReservationSettled, ReservationCutOff: the charge and the usage it was computed from. */
-  cost_usd?: string;
-  usage?: UsageRecord;
-  /** ReservationSettled: the part of the cost above the reserve. */
-  overrun_usd?: string;
-  /** ReservationReleased. */
-  reason?: ReleaseReasonRecord;
-}
-
-/** `GET /requests/{id}`: the request and its events from the log, in the order they were written. */
-export interface RequestDetailRecord extends RequestLogRecord {
-  events: RequestEventRecord[];
-}
-
-/** Settled spend over UTC days `from`…`to` inclusive, across every organization, and the requests closed in it. */
-export interface SpendPeriodRecord {
-  from: string;
-  to: string;
-  total_usd: string;
-  requests: number;
-}
-
-/** Requests reserved in one UTC minute (`minute`: its start) and how many of them ended in an error. */
-export interface TrafficMinuteRecord {
-  minute: string;
-  requests: number;
-  errors: number;
-}
-
-export interface TopOrganizationRecord {
-  organization_id: string;
-  name: string | null;
-  cost_usd: string;
-  requests: number;
-}
-
-export interface TopKeyRecord {
-  key_id: string;
-  name: string | null;
-  organization_id: string;
-  cost_usd: string;
-  requests: number;
-}
-
-export interface TopModelRecord {
-  model: string;
-  cost_usd: string;
-  requests: number;
-}
-
-/**
- * An organization with less than a tenth left of its balance (of the credits ever added) or of a spend
- * limit (what the limit counts: settled spend of the period and what is reserved in it).
- */
-export interface AttentionRecord {
-  organization_id: string;
-  name: string;
-  status: 'active' | 'blocked';
-  reason: 'balance' | 'daily_limit' | 'monthly_limit';
-  left_usd: string;
-  of_usd: string;
-  /** `left_usd` as a percentage of `of_usd`, to one decimal (not money: a ratio). */
-  left_percent: number;
-}
-
-/** `GET /overview`: the whole gateway at a glance, from the read models. */
-export interface OverviewRecord {
-  object: 'overview';
-  as_of: string;
-  spend: { today: SpendPeriodRecord; yesterday: SpendPeriodRecord; month: SpendPeriodRecord; previous_month: SpendPeriodRecord };
-  /** The last 60 minutes, this one included, oldest first; minutes without requests are zeros. */
-  traffic: { from: string; to: string; requests: number; errors: number; data: TrafficMinuteRecord[] };
-  top: { period: 'today' | 'month'; from: string; to: string; organizations: TopOrganizationRecord[]; keys: TopKeyRecord[]; models: TopModelRecord[] };
-  attention: AttentionRecord[];
-  open_reservations: { count: number; amount_usd: string; oldest_reserved_at: string | null; overdue: number };
 }
 
 /** A generation of a read model; null where it never ran (or is no longer in the registry). */
