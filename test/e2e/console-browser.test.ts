@@ -11,10 +11,10 @@ import { TEST_ADMIN_TOKEN } from '../support/test-gateway.js';
 
 /**
  * The console driven in headless Chromium, as an operator and a finance person use it: sign in (to the
- * overview: its own suite is console-browser-overview.test.ts), create an
- * organization, top up, issue a key, spend with it through the API, see the spend on the chart and in the
- * table, download the CSV (equal to `npm run audit`), revoke the key and see the API refuse it. The tests
- * run in order and share one browser; each main page is saved to test-results/console/.
+ * overview, which console-browser-overview.test.ts tests), create an organization, top up, issue a key,
+ * spend with it through the API, see the spend on the chart and in the table, download the CSV (equal to
+ * `npm run audit`), revoke the key and see the API refuse it. The tests run in order and share one
+ * browser; each main page is saved to test-results/console/.
  */
 describe('console in a real browser', function () {
   this.timeout(120_000);
