@@ -2,10 +2,14 @@
  * The records the admin API answers with (docs/operator-guide.md, "Admin API"), as they travel: snake_case
  * fields, money as USD decimal strings, times as ISO strings. One declaration for every side of the wire:
  * the gateway renders them (src/admin/record-renderers.ts and the routes), the CLIs read them through the
- * admin client, and the browser console imports them with `import type`. Types only, importing nothing,
- * which is what lets the console import them (.dependency-cruiser.cjs): a field renamed on one side fails
- * the type check of the other.
+ * admin client, and the browser console imports them with `import type`. Types only, importing nothing but
+ * their own parts, which is what lets the console import them (.dependency-cruiser.cjs): a field renamed on one side fails
+ * the type check of the other. The records of the larger answers are in files of their own under
+ * src/admin-records/, re-exported here, so that every side still imports this one module.
  */
+
+export type * from './admin-records/overview-records.js';
+export type * from './admin-records/request-log-records.js';
 
 export interface LimitPairRecord {
   daily_usd: string | null;
@@ -105,6 +109,33 @@ export interface PageRecord<T> extends ListRecord<T> {
   first_id: string | null;
   last_id: string | null;
   has_more: boolean;
+}
+
+/** A model's prices as the catalog writes them: USD decimal strings, per million tokens or per item. */
+export interface ModelPricingRecord {
+  input_per_mtok?: string;
+  output_per_mtok?: string;
+  cached_input_per_mtok?: string;
+  cache_write_per_mtok?: string;
+  per_image?: string;
+  per_audio_minute?: string;
+  per_video_second?: string;
+}
+
+/** A catalog model in `GET /models`: the entry `GET /v1/models` lists for a key, every model here. */
+export interface ModelRecord {
+  id: string;
+  object: 'model';
+  created: number;
+  /** The provider's name in the catalog. */
+  owned_by: string;
+  category: string;
+  context_length: number | null;
+  /** The output ceiling a reserve assumes when a request sets no cap (text models; null for others). */
+  max_output_tokens: number | null;
+  pricing: ModelPricingRecord;
+  capabilities: readonly string[];
+  video?: { seconds: readonly number[]; sizes: readonly string[]; aspect_ratios: readonly string[] };
 }
 
 /** What spend is grouped by; `day` only in the spend report, the daily spend is per day already. */

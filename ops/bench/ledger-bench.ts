@@ -71,6 +71,7 @@ await withBenchDatabase('ledger', async (url) => {
               {
                 type: 'ReserveFunds',
                 reservationId: id,
+                endpoint: 'chat',
                 owner: { keyId: `key_${lane % 10}`, employeeId: null, teamId: null, spaceId: null },
                 model: 'openai/gpt-4o-mini',
                 category: 'text',

@@ -15,6 +15,9 @@ import { adminListRoutes } from './admin-list-routes.js';
 import { videoJobRoutes } from './video-job-routes.js';
 import { dailySpendRoutes } from './daily-spend.js';
 import { catalogModelsRoute } from './catalog-models-route.js';
+import { requestLogRoutes } from './request-log-routes.js';
+import { overviewRoute } from './overview-route.js';
+import type { EventStore } from '../eventstore/event-store.js';
 import { parseUsd } from '../billing/money.js';
 import { renderEmployee, renderIssuedKey, renderKey, renderList, renderOrganization, renderSpace, renderTeam } from './record-renderers.js';
 import {
@@ -38,8 +41,10 @@ export interface AdminDependencies {
   readonly accounts: Accounts;
   readonly catalog: CatalogStore;
   readonly clock: Clock;
-  /** The read models (spend report). */
+  /** The read models (spend report, request log). */
   readonly readModels: Kysely<object>;
+  /** The event log: a request's events for the request log. */
+  readonly store: EventStore;
 }
 
 /**
@@ -74,6 +79,8 @@ export function adminRoutes(deps: AdminDependencies): Router {
   router.use(videoJobRoutes(deps));
   router.use(dailySpendRoutes(deps));
   router.use(catalogModelsRoute(deps));
+  router.use(requestLogRoutes(deps));
+  router.use(overviewRoute(deps));
 
   router.post('/admin/v1/organizations', async (_req, res) => {
     const input = parseBody(createOrganizationBody, body(res));

@@ -1,9 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { loadSession, signOut, whenSignedOut } from './api.js';
+import { ModelsPage } from './pages/models.js';
 import { OrganizationsPage } from './pages/organizations.js';
 import { OrganizationPage } from './pages/organization.js';
+import { OverviewPage } from './pages/overview.js';
 import { ProjectionsPage } from './pages/projections.js';
-import { href, useRoute } from './router.js';
+import { RequestLog } from './pages/request-log.js';
+import { useRoute } from './router.js';
+import { href, type Route } from './routes.js';
 import { SignIn } from './sign-in.js';
 import { ErrorNotice, useAction } from './ui.js';
 
@@ -25,6 +29,15 @@ export function App() {
   return <SignedIn onSignedOut={() => setSession({ state: 'signed-out', reason: 'You are signed out.' })} />;
 }
 
+/** The main navigation: each page, and which one the current route belongs to. */
+const SECTIONS: ReadonlyArray<{ name: string; route: Route; holds: ReadonlyArray<Route['page']> }> = [
+  { name: 'Overview', route: { page: 'overview' }, holds: ['overview'] },
+  { name: 'Organizations', route: { page: 'organizations' }, holds: ['organizations', 'organization'] },
+  { name: 'Requests', route: { page: 'requests' }, holds: ['requests'] },
+  { name: 'Models', route: { page: 'models' }, holds: ['models'] },
+  { name: 'Projections', route: { page: 'projections' }, holds: ['projections'] },
+];
+
 function SignedIn({ onSignedOut }: { onSignedOut: () => void }) {
   const route = useRoute();
   const leaving = useAction();
@@ -39,12 +52,11 @@ function SignedIn({ onSignedOut }: { onSignedOut: () => void }) {
       <header>
         <span class="brand">Gateway console</span>
         <nav aria-label="Main">
-          <a href={href({ page: 'organizations' })} aria-current={route.page !== 'projections' ? 'page' : undefined}>
-            Organizations
-          </a>
-          <a href={href({ page: 'projections' })} aria-current={route.page === 'projections' ? 'page' : undefined}>
-            Projections
-          </a>
+          {SECTIONS.map((section) => (
+            <a key={section.name} href={href(section.route)} aria-current={section.holds.includes(route.page) ? 'page' : undefined}>
+              {section.name}
+            </a>
+          ))}
         </nav>
         <button type="button" disabled={leaving.busy} onClick={async () => (await leaving.run(signOut)) && onSignedOut()}>
           Sign out
@@ -52,8 +64,16 @@ function SignedIn({ onSignedOut }: { onSignedOut: () => void }) {
       </header>
       <ErrorNotice error={leaving.error} action="sign out" />
       <main id="content">
+        {route.page === 'overview' ? <OverviewPage /> : null}
         {route.page === 'organizations' ? <OrganizationsPage /> : null}
-        {route.page === 'organization' ? <OrganizationPage orgId={route.orgId} tab={route.tab} /> : null}
+        {route.page === 'organization' ? <OrganizationPage orgId={route.orgId} tab={route.tab} filter={route.filter ?? {}} /> : null}
+        {route.page === 'requests' ? (
+          <>
+            <h1 tabIndex={-1}>Requests</h1>
+            <RequestLog filter={route.filter ?? {}} />
+          </>
+        ) : null}
+        {route.page === 'models' ? <ModelsPage /> : null}
         {route.page === 'projections' ? <ProjectionsPage /> : null}
       </main>
     </>

@@ -1,5 +1,6 @@
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { formatUsd, formatUsdTick } from './money.js';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
@@ -8,20 +9,25 @@ const PALETTE = ['#1f5fa8', '#e07b00', '#2e8b57', '#b0305c', '#6a4fb3', '#8c6d1f
 
 export interface SpendSeries {
   label: string;
-  /** USD per day, aligned with `days`; only drawn, never summed: the table shows the exact figures. */
-  values: number[];
+  /** USD per day, aligned with `days`, as the API wrote them: what the tooltips show. */
+  amounts: string[];
 }
 
-/** Spend per day as bars stacked by group. The table below it carries the same data for screen readers. */
+/**
+ * Spend per day as bars stacked by group. The table below it carries the same data for screen readers;
+ * the chart's own label says its total and the range its axis shows, as the axis writes it.
+ */
 export function SpendChart({ days, series, summary }: { days: string[]; series: SpendSeries[]; summary: string }) {
   const canvas = useRef<HTMLCanvasElement>(null);
+  const [axis, setAxis] = useState('');
   useEffect(() => {
     if (!canvas.current) return;
     const chart = new Chart(canvas.current, {
       type: 'bar',
       data: {
         labels: days,
-        datasets: series.map((entry, index) => ({ label: entry.label, data: entry.values, backgroundColor: PALETTE[index % PALETTE.length] })),
+        // Bar heights are floats, drawn only; every figure written out comes from the API's decimal strings.
+        datasets: series.map((entry, index) => ({ label: entry.label, data: entry.amounts.map(Number), backgroundColor: PALETTE[index % PALETTE.length] })),
       },
       options: {
         animation: false,
@@ -29,16 +35,25 @@ export function SpendChart({ days, series, summary }: { days: string[]; series: 
         maintainAspectRatio: false,
         scales: {
           x: { stacked: true, ticks: { maxRotation: 60 } },
-          y: { stacked: true, beginAtZero: true, title: { display: true, text: 'USD' } },
+          y: { stacked: true, beginAtZero: true, title: { display: true, text: 'USD' }, ticks: { callback: (value) => formatUsdTick(Number(value)) } },
         },
-        plugins: { legend: { position: 'bottom' }, tooltip: { mode: 'index', intersect: false } },
+        plugins: {
+          legend: { position: 'bottom' },
+          tooltip: {
+            mode: 'index',
+            intersect: false,
+            callbacks: { label: (item) => `${item.dataset.label ?? ''}: ${formatUsd(series[item.datasetIndex]?.amounts[item.dataIndex] ?? '0')}` },
+          },
+        },
       },
     });
+    const ticks = chart.scales.y?.ticks ?? [];
+    setAxis(ticks.length > 0 ? ` The axis runs from ${String(ticks[0]!.label)} to ${String(ticks.at(-1)!.label)}.` : '');
     return () => chart.destroy();
   }, [days, series]);
   return (
     <div class="chart">
-      <canvas ref={canvas} role="img" aria-label={summary} data-testid="spend-chart">
+      <canvas ref={canvas} role="img" aria-label={summary + axis} data-testid="spend-chart">
         {summary}
       </canvas>
     </div>

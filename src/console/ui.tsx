@@ -152,4 +152,3 @@ export function Loading({ loaded }: { loaded: { loading: boolean; data: unknown 
 
 export const today = () => new Date().toISOString().slice(0, 10);
 export const monthStart = () => `${today().slice(0, 7)}-01`;
-export const orNone = (value: string | null | undefined) => value ?? '—';

@@ -30,6 +30,8 @@ export type AccountCommand =
   | {
       readonly type: 'ReserveFunds';
       readonly reservationId: string;
+      /** The endpoint that asks, for the request log (FundsReserved.endpoint); null when no endpoint does. */
+      readonly endpoint: string | null;
       readonly owner: SpendOwner;
       readonly model: string;
       readonly category: ModelCategory;
@@ -68,12 +70,12 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
       if (stale.length > 0) return { stale };
       const refusal = reserveRefusal(state, command, now);
       if (refusal) return { rejection: refusal };
-      const { reservationId, owner, model, category, amount, deadline } = command;
+      const { reservationId, endpoint, owner, model, category, amount, deadline } = command;
       return {
         events: [
           {
             type: 'FundsReserved',
-            data: { reservationId, ...owner, model, category, amount: String(amount), deadline: deadline.toISOString() },
+            data: { reservationId, endpoint, ...owner, model, category, amount: String(amount), deadline: deadline.toISOString() },
           },
         ],
       };

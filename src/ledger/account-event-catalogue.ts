@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { MODEL_CATEGORIES } from '../billing/categories.js';
 import { createUsage, type Usage } from '../billing/usage.js';
-import { defineEvent, EventCatalogue } from '../eventstore/event-catalogue.js';
+import { defineEvent, EventCatalogue, upcastFrom } from '../eventstore/event-catalogue.js';
 import { nanodollarsText } from '../eventstore/event-data.js';
 import type { EventToAppend } from '../eventstore/event-store.js';
 import type { AccountEvent } from './account-events.js';
 
 /**
- * The stored shapes of the account events (version 1 of each); see account-events.ts for their meaning.
+ * The stored shapes of the account events; see account-events.ts for their meaning. FundsReserved is at
+ * version 2 (it names the endpoint that reserved); the others at version 1.
  * The stored usage is the gateway's Usage without its `version` (the event's schema version says what its
  * data means) and without `audioInputTokens`, which no price reads yet: recording it needs version 2 of
  * the two events that carry usage, because readers of version 1 refuse a field they do not know.
@@ -25,6 +26,17 @@ const usage = z.strictObject({
   counted: z.boolean().optional(),
 });
 const reservationId = z.string().min(1);
+const fundsReservedV1 = z.strictObject({
+  reservationId,
+  keyId: z.string(),
+  employeeId: z.string().nullable(),
+  teamId: z.string().nullable(),
+  spaceId: z.string().nullable(),
+  model: z.string(),
+  category: z.enum(MODEL_CATEGORIES),
+  amount: nanodollarsText,
+  deadline: z.string(),
+});
 
 export const accountEventDefinitions = [
   defineEvent({
@@ -34,18 +46,10 @@ export const accountEventDefinitions = [
   }),
   defineEvent({
     type: 'FundsReserved',
-    schemaVersion: 1,
-    schema: z.strictObject({
-      reservationId,
-      keyId: z.string(),
-      employeeId: z.string().nullable(),
-      teamId: z.string().nullable(),
-      spaceId: z.string().nullable(),
-      model: z.string(),
-      category: z.enum(MODEL_CATEGORIES),
-      amount: nanodollarsText,
-      deadline: z.string(),
-    }),
+    schemaVersion: 2,
+    schema: fundsReservedV1.extend({ endpoint: z.string().min(1).nullable() }),
+    // Version 1 did not say which endpoint reserved: its reserves show none in the request log.
+    upcasters: { 1: upcastFrom(fundsReservedV1, (v1) => ({ ...v1, endpoint: null })) },
   }),
   defineEvent({
     type: 'ReservationSettled',

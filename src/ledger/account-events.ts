@@ -27,6 +27,11 @@ export interface FundsReserved {
   data: SpendOwner & {
     /** The request id (`gen-…`, or `video_…` for video jobs). */
     reservationId: string;
+    /**
+     * The endpoint that reserved, by its short name (`chat`, `messages`, `responses`, `embeddings`, `images`,
+     * `transcriptions`), for the request log; null in reserves recorded before the log said (version 1).
+     */
+    endpoint: string | null;
     model: string;
     category: ModelCategory;
     amount: NanodollarString;

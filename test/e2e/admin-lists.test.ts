@@ -60,6 +60,21 @@ describe('admin API: organization list, open reservations, daily spend', functio
       expect(models.data.find((model: { id: string }) => model.id === 'openai/gpt-4o-mini')).to.deep.include({ category: 'text', pricing: { input_per_mtok: '0.15', output_per_mtok: '0.60', cached_input_per_mtok: '0.075' } });
       expect((await fetch(`${harness().gateway.url}/admin/v1/models`)).status).to.equal(401);
     });
+
+    it('answers the same records as GET /v1/models does to a key that may use every model', async () => {
+      const { secret } = await harness().customer('1');
+      const forKey = await (await fetch(`${harness().gateway.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } })).json();
+      const models = await harness().admin.ok('GET', '/models');
+      expect(models).to.deep.equal(forKey);
+      expect(models.data.find((model: { id: string }) => model.id === 'openai/gpt-4o-mini')).to.deep.include({
+        object: 'model',
+        owned_by: 'openai',
+        context_length: 128000,
+        max_output_tokens: 16384,
+        capabilities: ['tools', 'vision', 'prompt_cache'],
+      });
+      expect(models.data.find((model: { id: string }) => model.id === 'openai/whisper-1')).to.deep.include({ category: 'speech', max_output_tokens: null, pricing: { per_audio_minute: '0.006' } });
+    });
   });
 
   describe('GET /admin/v1/organizations/{org}/reservations', () => {

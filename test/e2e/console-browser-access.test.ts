@@ -49,7 +49,7 @@ describe('console in a real browser: access', function () {
   it('signs in with the right token', async () => {
     await page().getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
     await page().getByRole('button', { name: 'Sign in' }).click();
-    await page().getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+    await page().getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     expect(await browser.context.cookies()).to.have.length(1);
   });
 

@@ -10,10 +10,11 @@ import { startGatewayHarness, type GatewayHarness } from '../support/gateway-har
 import { TEST_ADMIN_TOKEN } from '../support/test-gateway.js';
 
 /**
- * The console driven in headless Chromium, as an operator and a finance person use it: sign in, create an
- * organization, top up, issue a key, spend with it through the API, see the spend on the chart and in the
- * table, download the CSV (equal to `npm run audit`), revoke the key and see the API refuse it. The tests
- * run in order and share one browser; each main page is saved to test-results/console/.
+ * The console driven in headless Chromium, as an operator and a finance person use it: sign in (to the
+ * overview, which console-browser-overview.test.ts tests), create an organization, top up, issue a key,
+ * spend with it through the API, see the spend on the chart and in the table, download the CSV (equal to
+ * `npm run audit`), revoke the key and see the API refuse it. The tests run in order and share one
+ * browser; each main page is saved to test-results/console/.
  */
 describe('console in a real browser', function () {
   this.timeout(120_000);
@@ -58,7 +59,7 @@ describe('console in a real browser', function () {
     await token.focus();
     await page().keyboard.type(TEST_ADMIN_TOKEN);
     await page().keyboard.press('Enter');
-    await page().getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+    await page().getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     const cookies = await browser.context.cookies();
     expect(cookies).to.have.length(1);
     expect(cookies[0]).to.include({ name: 'gw_console', httpOnly: true, sameSite: 'Strict', path: '/', secure: false });
@@ -72,6 +73,7 @@ describe('console in a real browser', function () {
   });
 
   it('creates an organization and tops it up once, even when the form is sent twice', async () => {
+    await page().getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Organizations' }).click();
     await page().getByLabel('Name').fill('Acme Finance');
     await page().getByRole('button', { name: 'Create organization' }).click();
     await page().waitForURL(/#\/organizations\/org_[^/]+\/overview$/);
@@ -82,8 +84,8 @@ describe('console in a real browser', function () {
       form.requestSubmit();
       form.requestSubmit();
     });
-    await page().getByRole('status').filter({ hasText: '25.00 USD added.' }).waitFor();
-    await page().getByTestId('balance').filter({ hasText: '25.00 USD' }).waitFor();
+    await page().getByRole('status').filter({ hasText: '$25.00 added.' }).waitFor();
+    await page().getByTestId('balance').filter({ hasText: '$25.00' }).waitFor();
     // 25.00 credited once, not 50.00
     expect((await harness.admin.ok('GET', `/organizations/${orgId}`)).balance_usd).to.equal('25.00');
     await browser.screenshot('03-organization-overview');
@@ -108,7 +110,7 @@ describe('console in a real browser', function () {
     const row = page().getByRole('row').filter({ hasText: orgId });
     await eventually(async () => {
       await page().reload();
-      expect(await row.textContent({ timeout: 2_000 })).to.include('25.00');
+      expect(await row.textContent({ timeout: 2_000 })).to.include('$25.00');
     });
     await browser.screenshot('02-organizations');
   });
@@ -159,7 +161,7 @@ describe('console in a real browser', function () {
     expect(await page().evaluate(() => (globalThis as any).navigator.clipboard.readText())).to.equal(secret);
     const row = page().getByRole('row').filter({ hasText: 'browser key' });
     keyId = (await row.getAttribute('data-key-id'))!;
-    expect(await row.textContent()).to.include('valid').and.include('daily 5.00');
+    expect(await row.textContent()).to.include('valid').and.include('daily $5.00');
     await browser.screenshot('05-keys-secret-once');
     await page().getByRole('button', { name: 'I have stored it' }).click();
     expect(await page().locator('#new-secret').count()).to.equal(0);
@@ -175,7 +177,7 @@ describe('console in a real browser', function () {
     await panel.getByLabel('Daily limit (USD)').fill('7.50');
     await panel.getByLabel('Monthly limit (USD)').fill('100');
     await page().getByRole('button', { name: 'Save limits' }).click();
-    await page().getByRole('row').filter({ hasText: 'daily 7.50' }).waitFor();
+    await page().getByRole('row').filter({ hasText: 'daily $7.50' }).waitFor();
     const key = await harness.admin.ok('GET', `/keys/${keyId}`);
     expect(key.limits).to.deep.include({ daily_usd: '7.50', monthly_usd: '100.00' });
     expect(key.limits.by_model).to.deep.equal({ 'openai/gpt-4o-mini': { daily_usd: null, monthly_usd: '3.00' } });
@@ -203,14 +205,14 @@ describe('console in a real browser', function () {
     harness.openai.enqueue({ usage: { inputTokens: 1000, outputTokens: 500 } });
     expect((await chat(secret)).status).to.equal(200);
     await page().getByRole('link', { name: 'Spend' }).click();
-    // the held request above: 12 in, 7 out = 12 × 0.15 + 7 × 0.60 = 6.0 µUSD → 0.0000060 USD;
-    // this one: 1000 × 0.15 + 500 × 0.60 = 450 µUSD → 0.00045 USD; together 0.000456 USD
+    // the held request above: 12 in, 7 out = 12 × 0.15 + 7 × 0.60 = 6.0 µUSD → $0.000006;
+    // this one: 1000 × 0.15 + 500 × 0.60 = 450 µUSD → $0.00045; together $0.000456
     await eventually(async () => {
       await page().getByRole('button', { name: 'Show' }).click();
-      expect(await page().getByTestId('spend-total').textContent({ timeout: 2_000 })).to.equal('0.000456 USD');
+      expect(await page().getByTestId('spend-total').textContent({ timeout: 2_000 })).to.equal('$0.000456');
     });
     const row = page().getByTestId('spend-table').getByRole('row').filter({ hasText: 'openai/gpt-4o-mini' });
-    expect((await row.allTextContents()).join(' ')).to.include(today).and.include('0.000456').and.include('2');
+    expect((await row.allTextContents()).join(' ')).to.include(today).and.include('$0.000456').and.include('2');
     // the first series' colour is on the canvas: the bar is drawn
     const drawn = await page().getByTestId('spend-chart').evaluate((canvas: any) => {
       const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
@@ -219,7 +221,10 @@ describe('console in a real browser', function () {
       return pixels;
     });
     expect(drawn).to.be.greaterThan(50);
-    expect(await page().getByTestId('spend-chart').getAttribute('aria-label')).to.include('0.000456 USD in total');
+    const label = await page().getByTestId('spend-chart').getAttribute('aria-label');
+    expect(label).to.include('$0.000456 in total');
+    // the axis is written as money too: "$0.00 to $0.0005", not 7.00000E-5
+    expect(label).to.match(/The axis runs from \$0\.00 to \$0\.000\d+\.$/);
     await browser.screenshot('06-spend');
   });
 
@@ -255,7 +260,7 @@ describe('console in a real browser', function () {
   });
 
   it('shows API errors in plain words with their code', async () => {
-    await page().getByRole('link', { name: 'Overview' }).click();
+    await page().getByRole('navigation', { name: 'Organization' }).getByRole('link', { name: 'Overview' }).click();
     await page().getByLabel('Amount (USD)').fill('0');
     await page().getByRole('button', { name: 'Add credits' }).click();
     const alert = page().getByRole('alert');

@@ -36,6 +36,7 @@ describe('ledger read models, spend report and reservation sweeper', function ()
   const reserve = (id: string, amount: string, owner: { keyId: string; spaceId?: string }, model = 'openai/gpt-4o-mini', deadline = new Date(Date.now() + 600_000)): AccountCommand => ({
     type: 'ReserveFunds',
     reservationId: id,
+    endpoint: 'chat',
     owner: { keyId: owner.keyId, employeeId: null, teamId: null, spaceId: owner.spaceId ?? null },
     model,
     category: model.includes('image') ? 'image' : 'text',

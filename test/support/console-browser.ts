@@ -55,3 +55,11 @@ export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
 }
 
 export const chromiumInstalled = () => existsSync(CHROMIUM_PATH);
+
+/** Opens the console and signs in with the test admin token; resolves on the overview, the first page. */
+export async function signInToConsole(browser: ConsoleBrowser, gatewayUrl: string, adminToken: string): Promise<void> {
+  await browser.page.goto(`${gatewayUrl}/console`);
+  await browser.page.getByLabel('Admin token').fill(adminToken);
+  await browser.page.getByRole('button', { name: 'Sign in' }).click();
+  await browser.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}

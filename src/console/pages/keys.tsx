@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { admin, get } from '../api.js';
-import type { EmployeeRecord, IssuedKeyRecord, KeyRecord, ListRecord } from '../../admin-records.js';
+import type { EmployeeRecord, IssuedKeyRecord, KeyRecord, ListRecord, ModelRecord } from '../../admin-records.js';
+import { formatLimits } from '../money.js';
 import { ConfirmButton, ErrorNotice, Loading, Pager, useAction, useLoad, usePages } from '../ui.js';
 import { KeyLimitsForm, type KeyLimitsInput, keyLimitsBody } from './key-limits-form.js';
 
@@ -9,7 +10,7 @@ export function KeysTab({ orgId }: { orgId: string }) {
   const org = encodeURIComponent(orgId);
   const keys = useLoad(() => get<ListRecord<KeyRecord>>(`/organizations/${org}/keys`), [orgId]);
   const employees = useLoad(() => get<ListRecord<EmployeeRecord>>(`/organizations/${org}/employees`), [orgId]);
-  const models = useLoad(() => get<ListRecord<{ id: string }>>('/models'), []);
+  const models = useLoad(() => get<ListRecord<ModelRecord>>('/models'), []);
   const catalog = models.data?.data.map((model) => model.id) ?? [];
   const pages = usePages(keys.data?.data);
   const [editing, setEditing] = useState<string | undefined>();
@@ -33,7 +34,7 @@ export function KeysTab({ orgId }: { orgId: string }) {
                 <th scope="col">Secret</th>
                 <th scope="col">Status</th>
                 <th scope="col">Models</th>
-                <th scope="col">Limits (USD)</th>
+                <th scope="col">Limits</th>
                 <th scope="col">Rate</th>
                 <th scope="col">Actions</th>
               </tr>
@@ -53,7 +54,7 @@ export function KeysTab({ orgId }: { orgId: string }) {
                   </td>
                   <td>{key.models ? key.models.join(', ') : 'all'}</td>
                   <td>
-                    daily {key.limits.daily_usd ?? '—'}, monthly {key.limits.monthly_usd ?? '—'}
+                    {formatLimits(key.limits)}
                   </td>
                   <td>
                     {key.rpm} rpm, {key.tpm} tpm

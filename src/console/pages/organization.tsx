@@ -1,18 +1,28 @@
 import { useState } from 'preact/hooks';
 import { admin, get } from '../api.js';
 import type { OrganizationRecord } from '../../admin-records.js';
-import { href, ORGANIZATION_TABS, type OrganizationTab } from '../router.js';
-import { ConfirmButton, ErrorNotice, Loading, Notice, orNone, useAction, useLoad, type Loaded } from '../ui.js';
+import { href, ORGANIZATION_TABS, type OrganizationTab, type RequestFilter } from '../routes.js';
+import { formatLimits, formatUsd } from '../money.js';
+import { ConfirmButton, ErrorNotice, Loading, Notice, useAction, useLoad, type Loaded } from '../ui.js';
 import { KeysTab } from './keys.js';
 import { PeopleTab } from './people.js';
+import { RequestLog } from './request-log.js';
 import { ReservationsTab } from './reservations.js';
 import { VideoJobsTab } from './video-jobs.js';
 import { SpendTab } from './spend.js';
 
-const TAB_NAMES: Record<OrganizationTab, string> = { overview: 'Overview', keys: 'Keys', people: 'Teams, employees, spaces', spend: 'Spend', reservations: 'Open reservations', videos: 'Video jobs' };
+const TAB_NAMES: Record<OrganizationTab, string> = {
+  overview: 'Overview',
+  keys: 'Keys',
+  people: 'Teams, employees, spaces',
+  spend: 'Spend',
+  requests: 'Requests',
+  reservations: 'Open reservations',
+  videos: 'Video jobs',
+};
 
-/** One organization: its money and settings, and tabs for its keys, people, spend, reservations and video jobs. */
-export function OrganizationPage({ orgId, tab }: { orgId: string; tab: OrganizationTab }) {
+/** One organization: its money and settings, and tabs for its keys, people, spend, requests, reservations and video jobs. */
+export function OrganizationPage({ orgId, tab, filter }: { orgId: string; tab: OrganizationTab; filter: RequestFilter }) {
   const organization = useLoad(() => get<OrganizationRecord>(`/organizations/${encodeURIComponent(orgId)}`), [orgId]);
   return (
     <>
@@ -34,6 +44,7 @@ export function OrganizationPage({ orgId, tab }: { orgId: string; tab: Organizat
       {tab === 'keys' ? <KeysTab orgId={orgId} /> : null}
       {tab === 'people' ? <PeopleTab orgId={orgId} /> : null}
       {tab === 'spend' ? <SpendTab orgId={orgId} /> : null}
+      {tab === 'requests' ? <RequestLog orgId={orgId} filter={filter} /> : null}
       {tab === 'reservations' ? <ReservationsTab orgId={orgId} /> : null}
       {tab === 'videos' ? <VideoJobsTab orgId={orgId} /> : null}
     </>
@@ -56,11 +67,11 @@ function Overview({ orgId, organization }: { orgId: string; organization: Loaded
           <dl class="facts">
             <div>
               <dt>Balance</dt>
-              <dd data-testid="balance">{shown.balance_usd} USD</dd>
+              <dd data-testid="balance">{formatUsd(shown.balance_usd)}</dd>
             </div>
             <div>
               <dt>Reserved</dt>
-              <dd data-testid="reserved">{shown.reserved_usd} USD</dd>
+              <dd data-testid="reserved">{formatUsd(shown.reserved_usd)}</dd>
             </div>
             <div>
               <dt>Status</dt>
@@ -75,7 +86,7 @@ function Overview({ orgId, organization }: { orgId: string; organization: Loaded
             <div>
               <dt>Spend limits</dt>
               <dd>
-                daily {orNone(shown.spend_limits.daily_usd)}, monthly {orNone(shown.spend_limits.monthly_usd)}
+                {formatLimits(shown.spend_limits)}
               </dd>
             </div>
           </dl>
@@ -127,7 +138,7 @@ function TopUp({ orgId, onDone }: { orgId: string; onDone: () => void }) {
             admin<OrganizationRecord>('POST', `/organizations/${encodeURIComponent(orgId)}/credits`, { amount_usd: amount.trim() }, { 'idempotency-key': idempotencyKey }),
           );
           if (credited) {
-            setDone(`${amount.trim()} USD added.`);
+            setDone(`${formatUsd(amount)} added.`);
             setAmount('');
             setIdempotencyKey(crypto.randomUUID());
             onDone();

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { ListedOrganizationRecord, OrganizationRecord, PageRecord } from '../../admin-records.js';
 import { admin, get } from '../api.js';
-import { href } from '../router.js';
+import { formatUsd } from '../money.js';
+import { href } from '../routes.js';
 import { ErrorNotice, Loading, Pager, PAGE_SIZE, useAction, useCursor, useLoad } from '../ui.js';
 
 /** Every organization, a page at a time, and the form that creates one. */
@@ -24,8 +25,8 @@ export function OrganizationsPage() {
                 <th scope="col">Name</th>
                 <th scope="col">Id</th>
                 <th scope="col">Status</th>
-                <th scope="col" class="number">Balance (USD)</th>
-                <th scope="col" class="number">Reserved (USD)</th>
+                <th scope="col" class="number">Balance</th>
+                <th scope="col" class="number">Reserved</th>
                 <th scope="col">PII masking</th>
               </tr>
             </thead>
@@ -41,8 +42,8 @@ export function OrganizationsPage() {
                   <td>
                     <span class={`status ${organization.status}`}>{organization.status}</span>
                   </td>
-                  <td class="number">{organization.balance_usd}</td>
-                  <td class="number">{organization.reserved_usd}</td>
+                  <td class="number">{formatUsd(organization.balance_usd)}</td>
+                  <td class="number">{formatUsd(organization.reserved_usd)}</td>
                   <td>{organization.pii_masking ? 'on' : 'off'}</td>
                 </tr>
               ))}

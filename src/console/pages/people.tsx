@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { admin, get } from '../api.js';
 import type { EmployeeRecord, ListRecord, SpaceRecord, TeamRecord } from '../../admin-records.js';
-import { ErrorNotice, Loading, orNone, Pager, useAction, useLoad, usePages } from '../ui.js';
+import { formatLimits } from '../money.js';
+import { ErrorNotice, Loading, Pager, useAction, useLoad, usePages } from '../ui.js';
 
 /** Teams, employees and spaces of an organization: lists, and the forms that add one. */
 export function PeopleTab({ orgId }: { orgId: string }) {
@@ -17,7 +18,7 @@ export function PeopleTab({ orgId }: { orgId: string }) {
         <AddByName what="team" path={`${org}/teams`} onAdded={teams.reload} />
         <ErrorNotice error={teams.error} action="load the teams" />
         <Loading loaded={teams} />
-        <Rows items={teams.data?.data} label="Teams" head={['Name', 'Id', 'Limits (USD)']} row={(team) => [team.name, <code>{team.id}</code>, limits(team.spend_limits)]} />
+        <Rows items={teams.data?.data} label="Teams" head={['Name', 'Id', 'Limits']} row={(team) => [team.name, <code>{team.id}</code>, formatLimits(team.spend_limits)]} />
       </section>
       <section aria-labelledby="employees">
         <h2 id="employees">Employees</h2>
@@ -27,8 +28,8 @@ export function PeopleTab({ orgId }: { orgId: string }) {
         <Rows
           items={employees.data?.data}
           label="Employees"
-          head={['Name', 'Id', 'Team', 'Limits (USD)']}
-          row={(employee) => [employee.name, <code>{employee.id}</code>, teamName(employee.team_id), limits(employee.spend_limits)]}
+          head={['Name', 'Id', 'Team', 'Limits']}
+          row={(employee) => [employee.name, <code>{employee.id}</code>, teamName(employee.team_id), formatLimits(employee.spend_limits)]}
         />
       </section>
       <section aria-labelledby="spaces">
@@ -42,8 +43,6 @@ export function PeopleTab({ orgId }: { orgId: string }) {
     </div>
   );
 }
-
-const limits = (pair: { daily_usd: string | null; monthly_usd: string | null }) => `daily ${orNone(pair.daily_usd)}, monthly ${orNone(pair.monthly_usd)}`;
 
 function Rows<T extends { id: string }>({ items, label, head, row }: { items: T[] | undefined; label: string; head: string[]; row: (item: T) => unknown[] }) {
   const pages = usePages(items);

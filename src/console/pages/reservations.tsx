@@ -1,5 +1,6 @@
 import type { PageRecord, ReservationRecord } from '../../admin-records.js';
 import { get } from '../api.js';
+import { formatUsd } from '../money.js';
 import { ErrorNotice, Loading, Pager, PAGE_SIZE, useCursor, useLoad } from '../ui.js';
 
 /** Money held for requests still running (or abandoned: the sweeper releases them at their deadline). */
@@ -23,7 +24,7 @@ export function ReservationsTab({ orgId }: { orgId: string }) {
               <th scope="col">Key</th>
               <th scope="col">Model</th>
               <th scope="col">Type</th>
-              <th scope="col" class="number">Reserved (USD)</th>
+              <th scope="col" class="number">Reserved</th>
               <th scope="col">Since</th>
               <th scope="col">Released by</th>
             </tr>
@@ -39,7 +40,7 @@ export function ReservationsTab({ orgId }: { orgId: string }) {
                 </td>
                 <td>{reservation.model}</td>
                 <td>{reservation.type}</td>
-                <td class="number">{reservation.reserved_usd}</td>
+                <td class="number">{formatUsd(reservation.reserved_usd)}</td>
                 <td>{reservation.reserved_at}</td>
                 <td>{reservation.expires_at}</td>
               </tr>

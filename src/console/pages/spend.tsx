@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { get, withQuery } from '../api.js';
 import type { DailySpendGroup, DailySpendRecord, KeyRecord, ListRecord, SpaceRecord } from '../../admin-records.js';
+import { formatUsd } from '../money.js';
 import { daysBetween, SpendChart, type SpendSeries } from '../spend-chart.js';
 import { ErrorNotice, Loading, monthStart, Pager, today, useLoad, usePages } from '../ui.js';
 
@@ -65,9 +66,9 @@ export function SpendTab({ orgId }: { orgId: string }) {
       {spend.data && view ? (
         <>
           <p>
-            Total <strong data-testid="spend-total">{spend.data.total_usd} USD</strong> from {spend.data.from} to {spend.data.to}, by {GROUPS[spend.data.group_by].toLowerCase()}.
+            Total <strong data-testid="spend-total">{formatUsd(spend.data.total_usd)}</strong> from {spend.data.from} to {spend.data.to}, by {GROUPS[spend.data.group_by].toLowerCase()}.
           </p>
-          <SpendChart days={view.days} series={view.series} summary={`Spend per day from ${spend.data.from} to ${spend.data.to}, stacked by ${spend.data.group_by}: ${spend.data.total_usd} USD in total.`} />
+          <SpendChart days={view.days} series={view.series} summary={`Spend per day from ${spend.data.from} to ${spend.data.to}, stacked by ${spend.data.group_by}: ${formatUsd(spend.data.total_usd)} in total.`} />
           {spend.data.data.length === 0 ? (
             <p>No settled spend in this period.</p>
           ) : (
@@ -78,7 +79,7 @@ export function SpendTab({ orgId }: { orgId: string }) {
                   <th scope="col">Day</th>
                   <th scope="col">{GROUPS[spend.data.group_by]}</th>
                   <th scope="col" class="number">Requests</th>
-                  <th scope="col" class="number">Spend (USD)</th>
+                  <th scope="col" class="number">Spend</th>
                 </tr>
               </thead>
               <tbody>
@@ -87,7 +88,7 @@ export function SpendTab({ orgId }: { orgId: string }) {
                     <td>{row.day}</td>
                     <td>{labelOf(row[spend.data!.group_by] ?? null, names.data)}</td>
                     <td class="number">{row.requests}</td>
-                    <td class="number">{row.cost_usd}</td>
+                    <td class="number">{formatUsd(row.cost_usd)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -96,7 +97,7 @@ export function SpendTab({ orgId }: { orgId: string }) {
                   <th scope="row" colSpan={3}>
                     Total
                   </th>
-                  <td class="number">{spend.data.total_usd}</td>
+                  <td class="number">{formatUsd(spend.data.total_usd)}</td>
                 </tr>
               </tfoot>
             </table>
@@ -124,12 +125,12 @@ function labelOf(group: string | null, names: Map<string, string> | undefined): 
 function chartOf(spend: DailySpendRecord, names: Map<string, string>): { days: string[]; series: SpendSeries[] } {
   const days = daysBetween(spend.from, spend.to);
   const index = new Map(days.map((day, position) => [day, position]));
-  const byGroup = new Map<string, number[]>();
+  const byGroup = new Map<string, string[]>();
   for (const row of spend.data) {
     const label = labelOf(row[spend.group_by] ?? null, names);
-    const values = byGroup.get(label) ?? days.map(() => 0);
-    values[index.get(row.day) ?? 0] = Number(row.cost_usd);
-    byGroup.set(label, values);
+    const amounts = byGroup.get(label) ?? days.map(() => '0.00');
+    amounts[index.get(row.day) ?? 0] = row.cost_usd;
+    byGroup.set(label, amounts);
   }
-  return { days, series: [...byGroup].map(([label, values]) => ({ label, values })) };
+  return { days, series: [...byGroup].map(([label, amounts]) => ({ label, amounts })) };
 }

@@ -18,6 +18,8 @@ const DEADLINE_MARGIN_MS = 60_000;
 
 export interface ReserveInput {
   readonly requestId: string;
+  /** The endpoint's short name, recorded with the reserve for the request log. */
+  readonly endpoint: string;
   readonly caller: Caller;
   readonly model: CatalogModel;
   readonly amount: bigint;
@@ -40,7 +42,7 @@ export async function reserveStep<Request extends EndpointRequest, Kind extends 
   try {
     // a request's reservation lives as long as its provider call may; a job's, as long as the job may
     const lifetimeMs = spec.settles === 'by_job' ? spec.reservationLifetimeMs : model.provider.timeoutMs + DEADLINE_MARGIN_MS;
-    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, caller, model, amount, capHint: spec.capHint, lifetimeMs });
+    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, endpoint: spec.name, caller, model, amount, capHint: spec.capHint, lifetimeMs });
     return { ...stage, reservation };
   } catch (error) {
     correctRateLimit(deps, caller.key.keyId, requestId, 0);
@@ -67,6 +69,7 @@ export async function reserveFunds(accounts: Accounts, directory: AccessDirector
       {
         type: 'ReserveFunds',
         reservationId: input.requestId,
+        endpoint: input.endpoint,
         owner,
         model: input.model.id,
         category: input.model.category,

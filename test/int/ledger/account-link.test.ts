@@ -10,6 +10,7 @@ const SECRET = 'account-link-test-secret';
 const reserve = (reservationId: string): ForwardedCommand => ({
   type: 'ReserveFunds',
   reservationId,
+  endpoint: 'chat',
   owner: { keyId: 'key_link', employeeId: null, teamId: null, spaceId: null },
   model: 'openai/gpt-4o-mini',
   category: 'text',
@@ -50,7 +51,7 @@ describe('the account link between instances (real TCP)', function () {
         }
         handled.push(orgId);
         if (command.type !== 'ReserveFunds') throw new Error(`unexpected ${command.type}`);
-        const data = { reservationId: command.reservationId, ...command.owner, model: command.model, category: command.category, amount: String(command.amount), deadline: command.deadline.toISOString() };
+        const data = { reservationId: command.reservationId, endpoint: command.endpoint, ...command.owner, model: command.model, category: command.category, amount: String(command.amount), deadline: command.deadline.toISOString() };
         return { decision: { events: [{ type: 'FundsReserved', data }] }, balance: 1_000_000n, reserved: 61_650n };
       },
     });

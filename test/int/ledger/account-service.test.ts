@@ -16,6 +16,7 @@ const owner: SpendOwner = { keyId: 'key_hot', employeeId: null, teamId: null, sp
 const reserve = (id: string, amount: bigint, limits: ReserveLimits = {}): AccountCommand => ({
   type: 'ReserveFunds',
   reservationId: id,
+  endpoint: 'chat',
   owner,
   model: 'openai/gpt-4o-mini',
   category: 'text',

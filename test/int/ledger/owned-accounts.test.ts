@@ -41,6 +41,7 @@ const credit = (amount: bigint): AccountCommand => ({ type: 'AddCredits', amount
 const reserve = (reservationId: string, amount = TWO_CENTS): AccountCommand => ({
   type: 'ReserveFunds',
   reservationId,
+  endpoint: 'chat',
   owner: { keyId: 'key_owned', employeeId: null, teamId: null, spaceId: null },
   model: 'openai/gpt-4o-mini',
   category: 'text',

@@ -47,7 +47,7 @@ describe('settle step while the event store is away (real Postgres behind a prox
     const owner = { keyId: 'key_outage', employeeId: null, teamId: null, spaceId: null };
     const decision = await accounts.execute(
       orgId,
-      { type: 'ReserveFunds', reservationId: requestId, owner, model: model.id, category: 'text', amount: 61_650n, deadline: new Date(Date.now() + 660_000), limits: {}, accessRevisions: {} },
+      { type: 'ReserveFunds', reservationId: requestId, endpoint: 'chat', owner, model: model.id, category: 'text', amount: 61_650n, deadline: new Date(Date.now() + 660_000), limits: {}, accessRevisions: {} },
       requestId,
     );
     expect(decision.decision).to.have.property('events');

@@ -12,13 +12,25 @@ import { dumpTable, openProjectionKit, resetDatabase, type ProjectionKit } from 
  * The ledger read models fold each batch of account events into a few statements. The same log, read
  * one event per batch and all in one batch, must give the same rows, and those rows must be what the
  * events say, counted here one event at a time: requests closed in the batch that opened them and in a
- * later one, every way a reservation closes, closings of requests that are not open (ignored), and
- * spend on the day of the reserve even when the request closes the next day.
+ * later one, every way a reservation closes, closings of requests that are not open (ignored), spend on
+ * the day of the reserve even when the request closes the next day, reserves from before and after the
+ * endpoint was recorded, the revisions of each request's events, and requests and errors per minute.
  */
+interface ExpectedRequest {
+  status: string;
+  cost: bigint | null;
+  endpoint: string | null;
+  release_reason: string | null;
+  reserved_revision: string;
+  closed_revision: string | null;
+}
+
 interface Expected {
   balances: Map<string, { credits: bigint; settled: bigint; reserved: bigint }>;
-  requests: Map<string, { status: string; cost: bigint | null }>;
+  requests: Map<string, ExpectedRequest>;
   spend: Map<string, { cost: bigint; requests: number }>;
+  /** Per UTC minute of the reserve: requests, and those that ended in an error. */
+  minutes: Map<string, { requests: number; errors: number }>;
 }
 
 interface Reservation {
@@ -29,10 +41,11 @@ interface Reservation {
   spaceId: string | null;
   model: string;
   day: string;
+  minute: string;
 }
 
 function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] }>; expected: Expected } {
-  const expected: Expected = { balances: new Map(), requests: new Map(), spend: new Map() };
+  const expected: Expected = { balances: new Map(), requests: new Map(), spend: new Map(), minutes: new Map() };
   const appends: Array<{ stream: string; events: EventToAppend[] }> = [];
   const open = new Map<string, Reservation>();
   const balance = (org: string) => {
@@ -40,18 +53,30 @@ function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] 
     if (!row) expected.balances.set(org, (row = { credits: 0n, settled: 0n, reserved: 0n }));
     return row;
   };
-  const event = (type: string, data: object, occurredAt: string): EventToAppend => ({
-    id: randomUUID(),
-    type,
-    data,
-    metadata: { schemaVersion: 1, occurredAt, causedBy: 'system:test' },
-  });
-  const close = (reservation: Reservation, kind: 'settle' | 'cut_off' | 'release' | 'expire', cost: bigint, at: string): EventToAppend => {
+  const minute = (key: string) => {
+    let counts = expected.minutes.get(key);
+    if (!counts) expected.minutes.set(key, (counts = { requests: 0, errors: 0 }));
+    return counts;
+  };
+  /** The next revision of each stream: an event's revision is how many the stream held before it. */
+  const revisions = new Map<string, number>();
+  let stream = '';
+  const revisionOf = new Map<string, string>();
+  const event = (type: string, data: object, occurredAt: string, schemaVersion = 1): EventToAppend => {
+    const revision = revisions.get(stream) ?? 0;
+    revisions.set(stream, revision + 1);
+    const appended = { id: randomUUID(), type, data, metadata: { schemaVersion, occurredAt, causedBy: 'system:test' } };
+    revisionOf.set(appended.id, String(revision));
+    return appended;
+  };
+  const close = (reservation: Reservation, kind: 'settle' | 'cut_off' | 'release' | 'expire', cost: bigint, at: string, reason = 'provider_error'): EventToAppend => {
     open.delete(reservation.id);
     const row = balance(reservation.org);
     row.reserved -= reservation.amount;
     row.settled += cost;
-    expected.requests.set(reservation.id, { status: { settle: 'settled', cut_off: 'cut_off', release: 'released', expire: 'expired' }[kind], cost });
+    const status = { settle: 'settled', cut_off: 'cut_off', release: 'released', expire: 'expired' }[kind];
+    const release_reason = kind === 'release' ? reason : null;
+    if (status === 'cut_off' || status === 'expired' || (status === 'released' && reason !== 'cancelled')) minute(reservation.minute).errors += 1;
     const spendKey = [reservation.org, reservation.day, reservation.keyId, reservation.spaceId ?? '', reservation.model].join('|');
     const spend = expected.spend.get(spendKey) ?? { cost: 0n, requests: 0 };
     spend.cost += cost;
@@ -64,10 +89,13 @@ function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] 
         : kind === 'cut_off'
           ? { reservationId: reservation.id, cost: String(cost), usage }
           : kind === 'release'
-            ? { reservationId: reservation.id, reason: 'provider_error' }
+            ? { reservationId: reservation.id, reason }
             : { reservationId: reservation.id };
     const type = { settle: 'ReservationSettled', cut_off: 'ReservationCutOff', release: 'ReservationReleased', expire: 'ReservationExpired' }[kind];
-    return event(type, data, at);
+    const closing = event(type, data, at);
+    const reserved = expected.requests.get(reservation.id)!;
+    expected.requests.set(reservation.id, { ...reserved, status, cost, release_reason, closed_revision: revisionOf.get(closing.id)! });
+    return closing;
   };
 
   let sequence = 0;
@@ -75,6 +103,7 @@ function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] 
     // The last rounds happen the next day: requests opened the day before still count for their own day.
     const at = round < 25 ? `2026-11-20T23:${String(round).padStart(2, '0')}:00.000Z` : `2026-11-21T00:0${round - 25}:00.000Z`;
     for (const org of ['org_a', 'org_b', 'org_c']) {
+      stream = `account-${org}`;
       const events: EventToAppend[] = [];
       if (round % 10 === 0) {
         const amount = 5_000_000_000n + BigInt(round);
@@ -91,12 +120,18 @@ function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] 
           spaceId: sequence % 3 === 0 ? 'space_x' : null,
           model: sequence % 4 === 0 ? 'anthropic/claude' : 'openai/gpt',
           day: at.slice(0, 10),
+          minute: at,
         };
         const { keyId, spaceId, model, amount } = reservation;
-        events.push(event('FundsReserved', { reservationId: id, keyId, employeeId: null, teamId: null, spaceId, model, category: 'text', amount: String(amount), deadline: at }, at));
+        const v1 = { reservationId: id, keyId, employeeId: null, teamId: null, spaceId, model, category: 'text', amount: String(amount), deadline: at };
+        // Reserves from before the endpoint was recorded (version 1) and after (version 2) in one log.
+        const endpoint = round < 10 ? null : i === 1 ? 'messages' : 'chat';
+        const reserved = endpoint === null ? event('FundsReserved', v1, at) : event('FundsReserved', { ...v1, endpoint }, at, 2);
+        events.push(reserved);
         open.set(id, reservation);
         balance(org).reserved += amount;
-        expected.requests.set(id, { status: 'open', cost: null });
+        minute(at).requests += 1;
+        expected.requests.set(id, { status: 'open', cost: null, endpoint, release_reason: null, reserved_revision: revisionOf.get(reserved.id)!, closed_revision: null });
         // One of three closes in the append that opened it; the others stay open for a later round.
         if (i === 0) events.push(close(reservation, 'settle', 700_000n + BigInt(sequence), at));
       }
@@ -107,10 +142,11 @@ function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] 
         const kind = kinds[(round + index) % kinds.length]!;
         // An overrun now and then: a cost above the reserve.
         const cost = kind === 'settle' ? (round % 7 === 0 ? reservation.amount + 5n : 600_000n) : kind === 'cut_off' ? 123_456n : 0n;
-        const closing = close(reservation, kind, cost, at);
+        // A client that left is released too, but that is not an error of the request.
+        const closing = close(reservation, kind, cost, at, round % 2 === 0 ? 'provider_error' : 'cancelled');
         events.push(closing);
         // A second closing of the same request changes nothing (the decider never writes one; a projection tolerates it).
-        if (round === 7 && index === 0) events.push({ ...closing, id: randomUUID() });
+        if (round === 7 && index === 0) events.push(event(closing.type, closing.data as object, at));
       });
       if (round === 3) events.push(event('ReservationExpired', { reservationId: 'gen-never-opened' }, at));
       if (round === 4) events.push(event('AccessRulesChanged', { stream: 'key-key_1', revision: '3' }, at));
@@ -162,9 +198,17 @@ for (const kind of DATABASE_KINDS) {
         })),
       );
 
-      const { rows: requests } = await sql<{ request_id: string; status: string; cost: string | null }>`select request_id, status, cost::text from requests`.execute(db);
-      expect(new Map(requests.map((row) => [row.request_id, { status: row.status, cost: row.cost === null ? null : BigInt(row.cost) }]))).to.deep.equal(expected.requests);
+      const { rows: requests } = await sql<ExpectedRequest & { request_id: string; cost: string | null }>`
+        select request_id, status, cost::text, endpoint, release_reason, reserved_revision::text, closed_revision::text from requests`.execute(db);
+      expect(new Map(requests.map(({ request_id, cost, ...row }) => [request_id, { ...row, cost: cost === null ? null : BigInt(cost) }]))).to.deep.equal(expected.requests);
       expect(requests.filter((row) => row.status === 'open').length).to.be.greaterThan(0);
+      expect(new Set(requests.map((row) => row.endpoint))).to.deep.equal(new Set([null, 'chat', 'messages']));
+      expect(new Set(requests.map((row) => row.release_reason))).to.deep.equal(new Set([null, 'provider_error', 'cancelled']));
+
+      const { rows: minutes } = await sql<{ minute: string; requests: string; errors: string }>`
+        select to_char(minute at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as minute, requests::text, errors::text from requests_per_minute`.execute(db);
+      expect(new Map(minutes.map((row) => [row.minute, { requests: Number(row.requests), errors: Number(row.errors) }]))).to.deep.equal(expected.minutes);
+      expect([...expected.minutes.values()].some((counts) => counts.errors > 0)).to.equal(true);
 
       const { rows: spend } = await sql<{ org_id: string; day: string; key_id: string; space_id: string; model: string; cost: string; requests: string }>`
         select org_id, to_char(day, 'YYYY-MM-DD') as day, key_id, space_id, model, cost::text, requests::text from spend_daily`.execute(db);

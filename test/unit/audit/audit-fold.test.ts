@@ -13,7 +13,7 @@ import { balanceOf } from '../../../src/ledger/account-state.js';
 const owner = (keyId: string, spaceId: string | null = null) => ({ keyId, employeeId: null, teamId: null, spaceId });
 const reserve = (id: string, amount: string, keyId: string, model = 'openai/gpt-4o-mini', spaceId: string | null = null): AccountEvent => ({
   type: 'FundsReserved',
-  data: { ...owner(keyId, spaceId), reservationId: id, model, category: model.includes('image') ? 'image' : 'text', amount, deadline: '2026-11-30T00:00:00.000Z' },
+  data: { ...owner(keyId, spaceId), reservationId: id, endpoint: 'chat', model, category: model.includes('image') ? 'image' : 'text', amount, deadline: '2026-11-30T00:00:00.000Z' },
 });
 const settle = (id: string, cost: string, overrun = '0'): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost, usage: createUsage({ inputTokens: 1 }), overrun } });
 

@@ -15,7 +15,7 @@ function log(): LedgerFold {
   const time = '2026-11-21T10:00:00.000Z';
   foldAccountEvent(fold, 'org_a', { type: 'CreditsAdded', data: { amount: '5000000000', idempotencyKey: null } }, time);
   const reserve = (reservationId: string, amount: string) =>
-    foldAccountEvent(fold, 'org_a', { type: 'FundsReserved', data: { reservationId, keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'm', category: 'text', amount, deadline: time } }, time);
+    foldAccountEvent(fold, 'org_a', { type: 'FundsReserved', data: { reservationId, endpoint: 'chat', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'm', category: 'text', amount, deadline: time } }, time);
   reserve('gen-1', '1000000000');
   foldAccountEvent(fold, 'org_a', { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '300000000', usage: createUsage({ inputTokens: 1 }), overrun: '0' } }, time);
   reserve('gen-2', '200000000');

@@ -23,6 +23,7 @@ const reserved = (id: string, amount: string, extra: Partial<SpendOwner> & { mod
   type: 'FundsReserved',
   data: {
     reservationId: id,
+    endpoint: 'chat',
     ...owner,
     ...extra,
     model: extra.model ?? 'openai/gpt-4o-mini',
@@ -37,6 +38,7 @@ function reserve(amount: string, limits: ReserveLimits = {}, extra: { model?: st
   return {
     type: 'ReserveFunds',
     reservationId: extra.id ?? 'gen-new',
+    endpoint: 'chat',
     owner,
     model: extra.model ?? 'openai/gpt-4o-mini',
     category: extra.category ?? 'text',
@@ -77,7 +79,7 @@ describe('account decider', () => {
     it('reserves when the available balance covers the amount exactly', () => {
       const decided = events(decideAccount(given(credits('1')), reserve('1'), NOW));
       expect(decided[0]).to.deep.include({ type: 'FundsReserved' });
-      expect(decided[0]!.data).to.include({ reservationId: 'gen-new', amount: '1000000000', keyId: 'key_a', employeeId: 'emp_a', teamId: 'team_a', model: 'openai/gpt-4o-mini', category: 'text' });
+      expect(decided[0]!.data).to.include({ reservationId: 'gen-new', endpoint: 'chat', amount: '1000000000', keyId: 'key_a', employeeId: 'emp_a', teamId: 'team_a', model: 'openai/gpt-4o-mini', category: 'text' });
     });
     it('refuses with insufficient_funds and the exact message when it does not', () => {
       const refused = rejection(decideAccount(given(credits('1'), reserved('gen-1', '0.5')), reserve('0.6'), NOW));

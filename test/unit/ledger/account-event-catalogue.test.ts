@@ -5,12 +5,12 @@ import type { GlobalPosition, RecordedEvent } from '../../../src/eventstore/even
 import { accountEventDefinitions, accountEventToAppend, decodeAccountEvent } from '../../../src/ledger/account-event-catalogue.js';
 import type { AccountEvent } from '../../../src/ledger/account-events.js';
 
-function recorded(type: string, data: unknown): RecordedEvent {
+function recorded(type: string, data: unknown, schemaVersion = 1): RecordedEvent {
   return {
     id: randomUUID(),
     type,
     data,
-    metadata: { schemaVersion: 1, occurredAt: '2026-11-21T10:00:00.000Z', causedBy: 'gen-1' },
+    metadata: { schemaVersion, occurredAt: '2026-11-21T10:00:00.000Z', causedBy: 'gen-1' },
     streamId: 'account-org_1',
     revision: 7n,
     position: 'p' as GlobalPosition,
@@ -58,5 +58,26 @@ describe('account event catalogue', () => {
     expect(event.metadata).to.deep.equal({ schemaVersion: definition.schemaVersion, occurredAt: envelope.occurredAt, causedBy: 'gen-1' });
     const broken = { type: 'CreditsAdded', data: { amount: '5 USD', idempotencyKey: null } } as AccountEvent;
     expect(() => accountEventToAppend(broken, envelope)).to.throw(/CreditsAdded v1 \(create\): amount/);
+  });
+
+  describe('FundsReserved', () => {
+    const v1 = { reservationId: 'gen-4', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: '61650', deadline: '2026-11-21T10:11:00.000Z' };
+
+    it('names the endpoint that reserved, at version 2', () => {
+      const reserved: AccountEvent = { type: 'FundsReserved', data: { ...v1, category: 'text', endpoint: 'messages' } };
+      const event = accountEventToAppend(reserved, envelope);
+      expect(event.metadata.schemaVersion).to.equal(2);
+      expect(event.data).to.deep.include({ endpoint: 'messages' });
+      expect(decodeAccountEvent(recorded('FundsReserved', event.data, 2))).to.deep.equal(reserved);
+    });
+
+    it('reads a reserve of version 1, written before the endpoint was recorded, with no endpoint', () => {
+      expect(decodeAccountEvent(recorded('FundsReserved', v1, 1))).to.deep.equal({ type: 'FundsReserved', data: { ...v1, endpoint: null } });
+    });
+
+    it('refuses an endpoint in version 1 and a missing one in version 2: each version is its own shape', () => {
+      expect(() => decodeAccountEvent(recorded('FundsReserved', { ...v1, endpoint: 'chat' }, 1))).to.throw(/FundsReserved v1/);
+      expect(() => decodeAccountEvent(recorded('FundsReserved', v1, 2))).to.throw(/FundsReserved v2 .*endpoint/);
+    });
   });
 });

@@ -13,6 +13,7 @@ describe('account commands and outcomes on the account link', () => {
     {
       type: 'ReserveFunds',
       reservationId: 'gen-abc',
+      endpoint: 'messages',
       owner: { keyId: 'key_1', employeeId: 'emp_1', teamId: null, spaceId: 'space_1' },
       model: 'openai/gpt-4o-mini',
       category: 'text',

@@ -35,6 +35,13 @@ describe('pipeline step: reserve (real accounts on Postgres)', function () {
     expect(await pipeline.core.accounts.balance(orgId)).to.deep.equal({ balance: 1_000_000n, reserved: 61_650n, available: 938_350n });
   });
 
+  it('records which endpoint reserved, for the request log', async () => {
+    const { orgId, secret } = await pipeline.customer(1_000_000n);
+    await reserveStep(pipeline.deps, await admitted(secret, 'gen-reserveEndpoint'));
+    const [reserved] = (await pipeline.core.store.readStream(`account-${orgId}`)).filter((event) => event.type === 'FundsReserved');
+    expect(reserved?.data).to.deep.include({ reservationId: 'gen-reserveEndpoint', endpoint: 'chat' });
+  });
+
   it('refuses with 402 naming the reserve, and gives the admission back (the next request is not a 429)', async () => {
     // 61,000 n$ do not cover 61,650; a key allowing 111 tokens a minute fits exactly one such request
     const { orgId, secret } = await pipeline.customer(61_000n, { tpm: 111 });

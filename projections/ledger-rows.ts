@@ -1,0 +1,156 @@
+import { sql, type Transaction } from 'kysely';
+import type { EventOf } from '../src/eventstore/event-catalogue.js';
+import type { accountEventDefinitions } from '../src/ledger/account-event-catalogue.js';
+
+/**
+ * The ledger projection's statements (ledger-projection.ts folds a batch, these write it): one statement
+ * per table whatever the batch's size, each taking all its rows as one JSON parameter.
+ */
+export type LedgerEvent = EventOf<(typeof accountEventDefinitions)[number]>;
+
+export interface RequestRow {
+  request_id: string;
+  org_id: string;
+  key_id: string;
+  employee_id: string | null;
+  team_id: string | null;
+  space_id: string | null;
+  endpoint: string | null;
+  model: string;
+  category: string;
+  reserved: string;
+  deadline: string;
+  status: string;
+  release_reason: string | null;
+  cost: string | null;
+  overrun: string | null;
+  usage: string | null;
+  reserved_at: string;
+  closed_at: string | null;
+  reserved_revision: string;
+  closed_revision: string | null;
+  /** The UTC day of reserved_at: the day the request's spend counts for. */
+  day: string;
+  /** The UTC minute of reserved_at (ISO): where requests_per_minute counts the request. */
+  minute: string;
+}
+
+export interface BalanceDelta {
+  credits: bigint;
+  settled: bigint;
+  reserved: bigint;
+  updatedAt: string;
+}
+
+export interface MinuteCounts {
+  requests: number;
+  errors: number;
+}
+
+/**
+ * The open requests that this batch closes but did not open (opened by an earlier batch).
+ *
+ * "Open" is `closed_at is null` here and in `closeRequests`, not `status = 'open'`: with the status the
+ * planner picks the partial index of open requests, which holds an entry for every request closed since the
+ * last vacuum (thousands a second on a busy gateway), and walks them all on every batch. The two are the
+ * same: a request gets its closing time when it stops being open.
+ */
+export async function openRequestsClosedBy(trx: Transaction<object>, events: readonly LedgerEvent[]): Promise<Map<string, RequestRow>> {
+  const openedHere = new Set<string>();
+  const wanted: string[] = [];
+  for (const event of events) {
+    if (event.type === 'FundsReserved') openedHere.add(event.data.reservationId);
+    else if (event.type !== 'CreditsAdded' && event.type !== 'AccessRulesChanged' && !openedHere.has(event.data.reservationId)) wanted.push(event.data.reservationId);
+  }
+  if (wanted.length === 0) return new Map();
+  const { rows } = await sql<RequestRow>`
+    select request_id, org_id, key_id, employee_id, team_id, space_id, endpoint, model, category, reserved::text as reserved, deadline::text as deadline,
+           status, release_reason, cost::text as cost, overrun::text as overrun, usage::text as usage, reserved_at::text as reserved_at, closed_at::text as closed_at,
+           reserved_revision::text as reserved_revision, closed_revision::text as closed_revision,
+           to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD') as day,
+           to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:00.000"Z"') as minute
+      from requests where request_id = any(${wanted}::text[]) and closed_at is null`.execute(trx);
+  return new Map(rows.map((row) => [row.request_id, row]));
+}
+
+export async function insertRequests(trx: Transaction<object>, rows: readonly RequestRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`insert into requests (request_id, org_id, key_id, employee_id, team_id, space_id, endpoint, model, category, reserved, deadline, status,
+      release_reason, cost, overrun, usage, reserved_at, closed_at, reserved_revision, closed_revision)
+    select request_id, org_id, key_id, employee_id, team_id, space_id, endpoint, model, category, reserved, deadline, status,
+      release_reason, cost, overrun, usage::jsonb, reserved_at, closed_at, reserved_revision, closed_revision
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(request_id text, org_id text, key_id text, employee_id text, team_id text, space_id text,
+        endpoint text, model text, category text, reserved numeric, deadline timestamptz, status text, release_reason text, cost numeric, overrun numeric,
+        usage text, reserved_at timestamptz, closed_at timestamptz, reserved_revision bigint, closed_revision bigint)`.execute(trx);
+}
+
+export async function closeRequests(trx: Transaction<object>, rows: readonly RequestRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const closings = rows.map(({ request_id, status, release_reason, cost, overrun, usage, closed_at, closed_revision }) => ({
+    request_id,
+    status,
+    release_reason,
+    cost,
+    overrun,
+    usage,
+    closed_at,
+    closed_revision,
+  }));
+  await sql`update requests r set status = v.status, release_reason = v.release_reason, cost = v.cost, overrun = v.overrun, usage = v.usage::jsonb,
+      closed_at = v.closed_at, closed_revision = v.closed_revision
+    from jsonb_to_recordset(${JSON.stringify(closings)}::jsonb) as v(request_id text, status text, release_reason text, cost numeric, overrun numeric,
+      usage text, closed_at timestamptz, closed_revision bigint)
+    where r.request_id = v.request_id and r.closed_at is null`.execute(trx);
+}
+
+export async function addToBalances(trx: Transaction<object>, balances: ReadonlyMap<string, BalanceDelta>): Promise<void> {
+  if (balances.size === 0) return;
+  const rows = [...balances].map(([orgId, delta]) => ({
+    org_id: orgId,
+    credits: String(delta.credits),
+    settled: String(delta.settled),
+    reserved: String(delta.reserved),
+    updated_at: delta.updatedAt,
+  }));
+  await sql`insert into balances (org_id, credits, settled, reserved, balance, updated_at)
+    select org_id, credits, settled, reserved, credits - settled, updated_at
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(org_id text, credits numeric, settled numeric, reserved numeric, updated_at timestamptz)
+    on conflict (org_id) do update set
+      credits = balances.credits + excluded.credits,
+      settled = balances.settled + excluded.settled,
+      reserved = balances.reserved + excluded.reserved,
+      balance = balances.balance + excluded.balance,
+      updated_at = excluded.updated_at`.execute(trx);
+}
+
+export async function addToMinutes(trx: Transaction<object>, minutes: ReadonlyMap<string, MinuteCounts>): Promise<void> {
+  if (minutes.size === 0) return;
+  const rows = [...minutes].map(([minute, counts]) => ({ minute, ...counts }));
+  await sql`insert into requests_per_minute (minute, requests, errors)
+    select minute, requests, errors from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(minute timestamptz, requests bigint, errors bigint)
+    on conflict (minute) do update set
+      requests = requests_per_minute.requests + excluded.requests,
+      errors = requests_per_minute.errors + excluded.errors`.execute(trx);
+}
+
+export async function addToSpend(trx: Transaction<object>, totals: ReadonlyArray<{ row: RequestRow; cost: bigint; requests: number }>): Promise<void> {
+  if (totals.length === 0) return;
+  const rows = totals.map(({ row, cost, requests }) => ({
+    org_id: row.org_id,
+    day: row.day,
+    key_id: row.key_id,
+    employee_id: row.employee_id ?? '',
+    team_id: row.team_id ?? '',
+    space_id: row.space_id ?? '',
+    category: row.category,
+    model: row.model,
+    cost: String(cost),
+    requests,
+  }));
+  await sql`insert into spend_daily (org_id, day, key_id, employee_id, team_id, space_id, category, model, cost, requests)
+    select org_id, day, key_id, employee_id, team_id, space_id, category, model, cost, requests
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(org_id text, day date, key_id text, employee_id text, team_id text, space_id text,
+        category text, model text, cost numeric, requests bigint)
+    on conflict (org_id, day, key_id, employee_id, team_id, space_id, category, model) do update set
+      cost = spend_daily.cost + excluded.cost, requests = spend_daily.requests + excluded.requests`.execute(trx);
+}
