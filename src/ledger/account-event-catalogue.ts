@@ -1,19 +1,25 @@
 import { z } from 'zod';
 import { MODEL_CATEGORIES } from '../billing/categories.js';
 import { createUsage, type Usage } from '../billing/usage.js';
-import { defineEvent, EventCatalogue } from '../eventstore/event-catalogue.js';
+import { defineEvent, EventCatalogue, upcastFrom } from '../eventstore/event-catalogue.js';
 import { nanodollarsText } from '../eventstore/event-data.js';
 import type { EventToAppend } from '../eventstore/event-store.js';
 import type { AccountEvent } from './account-events.js';
 
 /**
- * The stored shapes of the account events (version 1 of each); see account-events.ts for their meaning.
- * The stored usage is the gateway's Usage without its `version` (the event's schema version says what its
- * data means) and without `audioInputTokens`, which no price reads yet: recording it needs version 2 of
- * the two events that carry usage, because readers of version 1 refuse a field they do not know.
+ * The stored shapes of the account events; see account-events.ts for their meaning. The stored usage is
+ * the gateway's Usage without its `version` (the event's schema version says what its data means) and
+ * without `audioInputTokens`, which no price reads yet.
+ *
+ * Version 2 of the two events that carry usage (`ReservationSettled`, `ReservationCutOff`) records PII
+ * masking: the usage's `piiMaskedRequests` and the part of the cost that is the masking fee,
+ * `piiMaskingFee`, so the spend report and the audit can show the fee as its own type. Version 1 was
+ * written before masking existed: its upcaster says no request was masked and no fee was charged. A reader
+ * of version 1 refuses the new fields (its schema is strict), so every instance reading the log must run a
+ * version that knows version 2 before one writes it.
  */
 const count = z.number().nonnegative().optional();
-const usage = z.strictObject({
+const usageV1 = z.strictObject({
   inputTokens: count,
   cachedInputTokens: count,
   cacheWriteTokens: count,
@@ -24,6 +30,7 @@ const usage = z.strictObject({
   videoSeconds: count,
   counted: z.boolean().optional(),
 });
+const usage = usageV1.extend({ piiMaskedRequests: count });
 const reservationId = z.string().min(1);
 
 export const accountEventDefinitions = [
@@ -49,8 +56,11 @@ export const accountEventDefinitions = [
   }),
   defineEvent({
     type: 'ReservationSettled',
-    schemaVersion: 1,
-    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, overrun: nanodollarsText }),
+    schemaVersion: 2,
+    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, overrun: nanodollarsText, piiMaskingFee: nanodollarsText }),
+    upcasters: {
+      1: upcastFrom(z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1, overrun: nanodollarsText }), (v1) => ({ ...v1, piiMaskingFee: '0' })),
+    },
   }),
   defineEvent({
     type: 'ReservationReleased',
@@ -59,8 +69,11 @@ export const accountEventDefinitions = [
   }),
   defineEvent({
     type: 'ReservationCutOff',
-    schemaVersion: 1,
-    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage }),
+    schemaVersion: 2,
+    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, piiMaskingFee: nanodollarsText }),
+    upcasters: {
+      1: upcastFrom(z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1 }), (v1) => ({ ...v1, piiMaskingFee: '0' })),
+    },
   }),
   defineEvent({ type: 'ReservationExpired', schemaVersion: 1, schema: z.strictObject({ reservationId }) }),
   defineEvent({

@@ -15,7 +15,7 @@ const reserve = (id: string, amount: string, keyId: string, model = 'openai/gpt-
   type: 'FundsReserved',
   data: { ...owner(keyId, spaceId), reservationId: id, model, category: model.includes('image') ? 'image' : 'text', amount, deadline: '2026-11-30T00:00:00.000Z' },
 });
-const settle = (id: string, cost: string, overrun = '0'): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost, usage: createUsage({ inputTokens: 1 }), overrun } });
+const settle = (id: string, cost: string, overrun = '0'): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost, usage: createUsage({ inputTokens: 1 }), overrun, piiMaskingFee: '0' } });
 
 function history(): LedgerFold {
   const fold = emptyLedgerFold({ accountState: true });
@@ -30,7 +30,7 @@ function history(): LedgerFold {
   at('org_a', settle('gen-2', '150000000', '50000000'), '2026-11-21T00:00:01.000Z');
   // gen-3 (image model, in space spc_x) reserves 0.04 on day 2 and is cut off at 0.03
   at('org_a', reserve('gen-3', '40000000', 'key_2', 'openai/gpt-image-1', 'spc_x'), '2026-11-21T10:00:00.000Z');
-  at('org_a', { type: 'ReservationCutOff', data: { reservationId: 'gen-3', cost: '30000000', usage: createUsage({ images: 1 }) } }, '2026-11-21T10:00:02.000Z');
+  at('org_a', { type: 'ReservationCutOff', data: { reservationId: 'gen-3', cost: '30000000', usage: createUsage({ images: 1 }), piiMaskingFee: '0' } }, '2026-11-21T10:00:02.000Z');
   // gen-4 released, gen-5 expired, gen-6 still open (0.25), all on day 2, key_1
   at('org_a', reserve('gen-4', '70000000', 'key_1'), '2026-11-21T11:00:00.000Z');
   at('org_a', { type: 'ReservationReleased', data: { reservationId: 'gen-4', reason: 'provider_error' } }, '2026-11-21T11:00:01.000Z');
