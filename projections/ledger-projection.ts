@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import type { ModelCategory, SpendType } from '../src/billing/categories.js';
 import type { EventOf } from '../src/eventstore/event-catalogue.js';
 import { accountEventDefinitions } from '../src/ledger/account-event-catalogue.js';
 import { defineProjection } from './projection.js';
@@ -11,7 +12,12 @@ import { defineProjection } from './projection.js';
  *   (overdue-reservations.ts);
  * - `spend_daily`: settled cost and request counts per organization, UTC day, key, employee, team, space,
  *   type and model. Monthly figures and every grouping of the spend report are sums over it.
- * A request's spend belongs to the day its money was reserved (the same rule as the limits).
+ * A request's spend belongs to the day its money was reserved (the same rule as the limits). The PII
+ * masking fee of a masked request is spend of its own type, `pii` (on the request's key, space and model,
+ * counting no request of its own: the request is counted once, under its model's type); the request's row
+ * keeps the fee in `pii_fee`, a part of its `cost`.
+ *
+ * Version 2: the `pii` rows and `requests.pii_fee`, from the settle and cut-off events of version 2.
  *
  * Every request writes two events, so a busy gateway writes thousands a second: the batch is folded in
  * memory (sums per organization and per spend row, one row per request) and written with five statements
@@ -42,6 +48,7 @@ async function setup(trx: Transaction<object>): Promise<void> {
     status text not null,
     cost numeric,
     overrun numeric,
+    pii_fee numeric,
     usage jsonb,
     reserved_at timestamptz not null,
     closed_at timestamptz
@@ -73,12 +80,13 @@ interface RequestRow {
   team_id: string | null;
   space_id: string | null;
   model: string;
-  category: string;
+  category: ModelCategory;
   reserved: string;
   deadline: string;
   status: string;
   cost: string | null;
   overrun: string | null;
+  pii_fee: string | null;
   usage: string | null;
   reserved_at: string;
   closed_at: string | null;
@@ -97,7 +105,7 @@ const CLOSED_STATUS = { ReservationSettled: 'settled', ReservationCutOff: 'cut_o
 
 export const ledgerProjection = defineProjection({
   name: 'ledger',
-  version: 1,
+  version: 2,
   handles: accountEventDefinitions,
   tables: ledgerTables,
   setup,
@@ -106,7 +114,7 @@ export const ledgerProjection = defineProjection({
     const opened = new Map<string, RequestRow>();
     const closedEarlier: RequestRow[] = [];
     const balances = new Map<string, BalanceDelta>();
-    const spend = new Map<string, { row: RequestRow; cost: bigint; requests: number }>();
+    const spend: SpendTotals = new Map();
     const balanceOf = (orgId: string, at: string) => {
       let delta = balances.get(orgId);
       if (!delta) balances.set(orgId, (delta = { credits: 0n, settled: 0n, reserved: 0n, updatedAt: at }));
@@ -137,6 +145,7 @@ export const ledgerProjection = defineProjection({
             status: 'open',
             cost: null,
             overrun: null,
+            pii_fee: null,
             usage: null,
             reserved_at: at,
             closed_at: null,
@@ -153,21 +162,21 @@ export const ledgerProjection = defineProjection({
           const row = opened.get(id) ?? earlier.get(id);
           // The account decider never closes twice; nothing to undo for a request that is not open.
           if (!row || row.org_id !== orgId || row.status !== 'open') break;
-          const cost = event.type === 'ReservationSettled' || event.type === 'ReservationCutOff' ? event.data.cost : '0';
+          const charged = event.type === 'ReservationSettled' || event.type === 'ReservationCutOff';
+          const cost = charged ? event.data.cost : '0';
+          const piiFee = charged ? BigInt(event.data.piiMaskingFee) : 0n;
           row.status = CLOSED_STATUS[event.type];
           row.cost = cost;
           row.overrun = event.type === 'ReservationSettled' ? event.data.overrun : '0';
+          row.pii_fee = String(piiFee);
           row.usage = event.type === 'ReservationSettled' || event.type === 'ReservationCutOff' ? JSON.stringify(event.data.usage) : null;
           row.closed_at = at;
           if (!opened.has(id)) closedEarlier.push(row);
           const balance = balanceOf(orgId, at);
           balance.settled += BigInt(cost);
           balance.reserved -= BigInt(row.reserved);
-          const spendKey = JSON.stringify([orgId, row.day, row.key_id, row.employee_id ?? '', row.team_id ?? '', row.space_id ?? '', row.category, row.model]);
-          const total = spend.get(spendKey) ?? { row, cost: 0n, requests: 0 };
-          total.cost += BigInt(cost);
-          total.requests += 1;
-          spend.set(spendKey, total);
+          addSpend(spend, row, row.category, BigInt(cost) - piiFee, 1);
+          if (piiFee > 0n) addSpend(spend, row, 'pii', piiFee, 0);
           break;
         }
         case 'AccessRulesChanged':
@@ -181,6 +190,17 @@ export const ledgerProjection = defineProjection({
     await addToSpend(trx, [...spend.values()]);
   },
 });
+
+type SpendTotals = Map<string, { row: RequestRow; type: SpendType; cost: bigint; requests: number }>;
+
+/** Adds to the spend of the request's row under `type` (its model's category, or `pii` for its masking fee). */
+function addSpend(spend: SpendTotals, row: RequestRow, type: SpendType, cost: bigint, requests: number): void {
+  const key = JSON.stringify([row.org_id, row.day, row.key_id, row.employee_id ?? '', row.team_id ?? '', row.space_id ?? '', type, row.model]);
+  const total = spend.get(key) ?? { row, type, cost: 0n, requests: 0 };
+  total.cost += cost;
+  total.requests += requests;
+  spend.set(key, total);
+}
 
 /**
  * The open requests that this batch closes but did not open (opened by an earlier batch).
@@ -200,7 +220,7 @@ async function openRequestsClosedBy(trx: Transaction<object>, events: readonly L
   if (wanted.length === 0) return new Map();
   const { rows } = await sql<RequestRow>`
     select request_id, org_id, key_id, employee_id, team_id, space_id, model, category, reserved::text as reserved, deadline::text as deadline,
-           status, cost::text as cost, overrun::text as overrun, usage::text as usage, reserved_at::text as reserved_at, closed_at::text as closed_at,
+           status, cost::text as cost, overrun::text as overrun, pii_fee::text as pii_fee, usage::text as usage, reserved_at::text as reserved_at, closed_at::text as closed_at,
            to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD') as day
       from requests where request_id = any(${wanted}::text[]) and closed_at is null`.execute(trx);
   return new Map(rows.map((row) => [row.request_id, row]));
@@ -208,17 +228,17 @@ async function openRequestsClosedBy(trx: Transaction<object>, events: readonly L
 
 async function insertRequests(trx: Transaction<object>, rows: readonly RequestRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await sql`insert into requests (request_id, org_id, key_id, employee_id, team_id, space_id, model, category, reserved, deadline, status, cost, overrun, usage, reserved_at, closed_at)
-    select request_id, org_id, key_id, employee_id, team_id, space_id, model, category, reserved, deadline, status, cost, overrun, usage::jsonb, reserved_at, closed_at
+  await sql`insert into requests (request_id, org_id, key_id, employee_id, team_id, space_id, model, category, reserved, deadline, status, cost, overrun, pii_fee, usage, reserved_at, closed_at)
+    select request_id, org_id, key_id, employee_id, team_id, space_id, model, category, reserved, deadline, status, cost, overrun, pii_fee, usage::jsonb, reserved_at, closed_at
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(request_id text, org_id text, key_id text, employee_id text, team_id text, space_id text,
-        model text, category text, reserved numeric, deadline timestamptz, status text, cost numeric, overrun numeric, usage text, reserved_at timestamptz, closed_at timestamptz)`.execute(trx);
+        model text, category text, reserved numeric, deadline timestamptz, status text, cost numeric, overrun numeric, pii_fee numeric, usage text, reserved_at timestamptz, closed_at timestamptz)`.execute(trx);
 }
 
 async function closeRequests(trx: Transaction<object>, rows: readonly RequestRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const closings = rows.map(({ request_id, status, cost, overrun, usage, closed_at }) => ({ request_id, status, cost, overrun, usage, closed_at }));
-  await sql`update requests r set status = v.status, cost = v.cost, overrun = v.overrun, usage = v.usage::jsonb, closed_at = v.closed_at
-    from jsonb_to_recordset(${JSON.stringify(closings)}::jsonb) as v(request_id text, status text, cost numeric, overrun numeric, usage text, closed_at timestamptz)
+  const closings = rows.map(({ request_id, status, cost, overrun, pii_fee, usage, closed_at }) => ({ request_id, status, cost, overrun, pii_fee, usage, closed_at }));
+  await sql`update requests r set status = v.status, cost = v.cost, overrun = v.overrun, pii_fee = v.pii_fee, usage = v.usage::jsonb, closed_at = v.closed_at
+    from jsonb_to_recordset(${JSON.stringify(closings)}::jsonb) as v(request_id text, status text, cost numeric, overrun numeric, pii_fee numeric, usage text, closed_at timestamptz)
     where r.request_id = v.request_id and r.closed_at is null`.execute(trx);
 }
 
@@ -242,16 +262,16 @@ async function addToBalances(trx: Transaction<object>, balances: ReadonlyMap<str
       updated_at = excluded.updated_at`.execute(trx);
 }
 
-async function addToSpend(trx: Transaction<object>, totals: ReadonlyArray<{ row: RequestRow; cost: bigint; requests: number }>): Promise<void> {
+async function addToSpend(trx: Transaction<object>, totals: ReadonlyArray<{ row: RequestRow; type: SpendType; cost: bigint; requests: number }>): Promise<void> {
   if (totals.length === 0) return;
-  const rows = totals.map(({ row, cost, requests }) => ({
+  const rows = totals.map(({ row, type, cost, requests }) => ({
     org_id: row.org_id,
     day: row.day,
     key_id: row.key_id,
     employee_id: row.employee_id ?? '',
     team_id: row.team_id ?? '',
     space_id: row.space_id ?? '',
-    category: row.category,
+    category: type,
     model: row.model,
     cost: String(cost),
     requests,

@@ -12,12 +12,13 @@ import { dumpTable, openProjectionKit, resetDatabase, type ProjectionKit } from 
  * The ledger read models fold each batch of account events into a few statements. The same log, read
  * one event per batch and all in one batch, must give the same rows, and those rows must be what the
  * events say, counted here one event at a time: requests closed in the batch that opened them and in a
- * later one, every way a reservation closes, closings of requests that are not open (ignored), and
- * spend on the day of the reserve even when the request closes the next day.
+ * later one, every way a reservation closes, closings of requests that are not open (ignored), spend on
+ * the day of the reserve even when the request closes the next day, and the PII masking fee of masked
+ * requests (closing events of version 2) as spend of the type pii.
  */
 interface Expected {
   balances: Map<string, { credits: bigint; settled: bigint; reserved: bigint }>;
-  requests: Map<string, { status: string; cost: bigint | null }>;
+  requests: Map<string, { status: string; cost: bigint | null; piiFee: bigint | null }>;
   spend: Map<string, { cost: bigint; requests: number }>;
 }
 
@@ -40,34 +41,43 @@ function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] 
     if (!row) expected.balances.set(org, (row = { credits: 0n, settled: 0n, reserved: 0n }));
     return row;
   };
-  const event = (type: string, data: object, occurredAt: string): EventToAppend => ({
+  const event = (type: string, data: object, occurredAt: string, schemaVersion = 1): EventToAppend => ({
     id: randomUUID(),
     type,
     data,
-    metadata: { schemaVersion: 1, occurredAt, causedBy: 'system:test' },
+    metadata: { schemaVersion, occurredAt, causedBy: 'system:test' },
   });
+  const addSpend = (reservation: Reservation, type: string, cost: bigint, requests: number) => {
+    const spendKey = [reservation.org, reservation.day, reservation.keyId, reservation.spaceId ?? '', type, reservation.model].join('|');
+    const spend = expected.spend.get(spendKey) ?? { cost: 0n, requests: 0 };
+    spend.cost += cost;
+    spend.requests += requests;
+    expected.spend.set(spendKey, spend);
+  };
   const close = (reservation: Reservation, kind: 'settle' | 'cut_off' | 'release' | 'expire', cost: bigint, at: string): EventToAppend => {
     open.delete(reservation.id);
     const row = balance(reservation.org);
     row.reserved -= reservation.amount;
     row.settled += cost;
-    expected.requests.set(reservation.id, { status: { settle: 'settled', cut_off: 'cut_off', release: 'released', expire: 'expired' }[kind], cost });
-    const spendKey = [reservation.org, reservation.day, reservation.keyId, reservation.spaceId ?? '', reservation.model].join('|');
-    const spend = expected.spend.get(spendKey) ?? { cost: 0n, requests: 0 };
-    spend.cost += cost;
-    spend.requests += 1;
-    expected.spend.set(spendKey, spend);
-    const usage = { inputTokens: 10, outputTokens: Number(cost % 1000n) };
+    // every fifth request was masked: its charge holds a fee of 100,000 n$, spend of the type pii
+    const masked = (kind === 'settle' || kind === 'cut_off') && Number(reservation.id.split('-').at(-1)) % 5 === 0;
+    const piiFee = masked ? 100_000n : 0n;
+    expected.requests.set(reservation.id, { status: { settle: 'settled', cut_off: 'cut_off', release: 'released', expire: 'expired' }[kind], cost, piiFee });
+    addSpend(reservation, 'text', cost - piiFee, 1);
+    if (masked) addSpend(reservation, 'pii', piiFee, 0);
+    const usage = { inputTokens: 10, outputTokens: Number(cost % 1000n), ...(masked ? { piiMaskedRequests: 1 } : {}) };
+    const charge = { reservationId: reservation.id, cost: String(cost), usage, ...(masked ? { piiMaskingFee: String(piiFee) } : {}) };
     const data =
       kind === 'settle'
-        ? { reservationId: reservation.id, cost: String(cost), usage, overrun: cost > reservation.amount ? String(cost - reservation.amount) : '0' }
+        ? { ...charge, overrun: cost > reservation.amount ? String(cost - reservation.amount) : '0' }
         : kind === 'cut_off'
-          ? { reservationId: reservation.id, cost: String(cost), usage }
+          ? charge
           : kind === 'release'
             ? { reservationId: reservation.id, reason: 'provider_error' }
             : { reservationId: reservation.id };
     const type = { settle: 'ReservationSettled', cut_off: 'ReservationCutOff', release: 'ReservationReleased', expire: 'ReservationExpired' }[kind];
-    return event(type, data, at);
+    // the log holds both versions: closings written before masking existed (1) and masked ones (2)
+    return event(type, data, at, masked ? 2 : 1);
   };
 
   let sequence = 0;
@@ -96,7 +106,7 @@ function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] 
         events.push(event('FundsReserved', { reservationId: id, keyId, employeeId: null, teamId: null, spaceId, model, category: 'text', amount: String(amount), deadline: at }, at));
         open.set(id, reservation);
         balance(org).reserved += amount;
-        expected.requests.set(id, { status: 'open', cost: null });
+        expected.requests.set(id, { status: 'open', cost: null, piiFee: null });
         // One of three closes in the append that opened it; the others stay open for a later round.
         if (i === 0) events.push(close(reservation, 'settle', 700_000n + BigInt(sequence), at));
       }
@@ -162,13 +172,16 @@ for (const kind of DATABASE_KINDS) {
         })),
       );
 
-      const { rows: requests } = await sql<{ request_id: string; status: string; cost: string | null }>`select request_id, status, cost::text from requests`.execute(db);
-      expect(new Map(requests.map((row) => [row.request_id, { status: row.status, cost: row.cost === null ? null : BigInt(row.cost) }]))).to.deep.equal(expected.requests);
+      const { rows: requests } = await sql<{ request_id: string; status: string; cost: string | null; pii_fee: string | null }>`
+        select request_id, status, cost::text, pii_fee::text from requests`.execute(db);
+      const amount = (value: string | null) => (value === null ? null : BigInt(value));
+      expect(new Map(requests.map((row) => [row.request_id, { status: row.status, cost: amount(row.cost), piiFee: amount(row.pii_fee) }]))).to.deep.equal(expected.requests);
+      expect([...expected.requests.values()].filter((request) => (request.piiFee ?? 0n) > 0n).length).to.be.greaterThan(0);
       expect(requests.filter((row) => row.status === 'open').length).to.be.greaterThan(0);
 
-      const { rows: spend } = await sql<{ org_id: string; day: string; key_id: string; space_id: string; model: string; cost: string; requests: string }>`
-        select org_id, to_char(day, 'YYYY-MM-DD') as day, key_id, space_id, model, cost::text, requests::text from spend_daily`.execute(db);
-      expect(new Map(spend.map((row) => [[row.org_id, row.day, row.key_id, row.space_id, row.model].join('|'), { cost: BigInt(row.cost), requests: Number(row.requests) }]))).to.deep.equal(
+      const { rows: spend } = await sql<{ org_id: string; day: string; key_id: string; space_id: string; category: string; model: string; cost: string; requests: string }>`
+        select org_id, to_char(day, 'YYYY-MM-DD') as day, key_id, space_id, category, model, cost::text, requests::text from spend_daily`.execute(db);
+      expect(new Map(spend.map((row) => [[row.org_id, row.day, row.key_id, row.space_id, row.category, row.model].join('|'), { cost: BigInt(row.cost), requests: Number(row.requests) }]))).to.deep.equal(
         expected.spend,
       );
       expect(new Set(spend.map((row) => row.day))).to.deep.equal(new Set(['2026-11-20', '2026-11-21']));

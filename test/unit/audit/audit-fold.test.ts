@@ -133,4 +133,24 @@ describe('finance audit fold', () => {
       ],
     });
   });
+
+  it('books the PII masking fee of a masked request as spend of the type pii, the request counted once under its model', () => {
+    const fold = emptyLedgerFold();
+    const at = (event: AccountEvent, time: string) => foldAccountEvent(fold, 'org_m', event, time);
+    at({ type: 'CreditsAdded', data: { amount: '1000000000', idempotencyKey: null } }, '2026-11-22T08:00:00.000Z');
+    // gen-m1 settles 0.002006 of which the fee is 0.002; gen-m2 is cut off at 0.0020036 of which the fee is 0.002
+    at(reserve('gen-m1', '2061650', 'key_m'), '2026-11-22T09:00:00.000Z');
+    at({ type: 'ReservationSettled', data: { reservationId: 'gen-m1', cost: '2006000', usage: createUsage({ inputTokens: 12, outputTokens: 7, piiMaskedRequests: 1 }), overrun: '0', piiMaskingFee: '2000000' } }, '2026-11-22T09:00:01.000Z');
+    at(reserve('gen-m2', '2061650', 'key_m'), '2026-11-22T09:01:00.000Z');
+    at({ type: 'ReservationCutOff', data: { reservationId: 'gen-m2', cost: '2003600', usage: createUsage({ inputTokens: 12, outputTokens: 3, piiMaskedRequests: 1 }), piiMaskingFee: '2000000' } }, '2026-11-22T09:01:01.000Z');
+    const report = buildAuditReport(fold, filter('type', 'org_m'));
+    const [organization] = report.organizations;
+    // text: 6,000 + 3,600 = 9,600 n$ over 2 requests; pii: 2 × 2,000,000 = 4,000,000 n$, no request of its own
+    expect(organization!.groups.map(({ group, requests, spend, cutOffs, cutOffAmount }) => ({ group, requests, spend, cutOffs, cutOffAmount }))).to.deep.equal([
+      { group: 'pii', requests: 0, spend: 4_000_000n, cutOffs: 0, cutOffAmount: 0n },
+      { group: 'text', requests: 2, spend: 9_600n, cutOffs: 1, cutOffAmount: 2_003_600n },
+    ]);
+    expect(organization).to.include({ requests: 2, spend: 4_009_600n });
+    expect(balanceOfAccount(fold.accounts.get('org_m')!)).to.equal(1_000_000_000n - 4_009_600n);
+  });
 });
