@@ -15,10 +15,14 @@ export interface PiiSpan {
   readonly end: number;
 }
 
-/** Finds the values of one kind in a text; pure and deterministic. */
+/**
+ * Finds the values of one kind in a text; pure and deterministic. `claimed` holds what better-ranked
+ * detectors found in the same text: a detector may skip a candidate that overlaps it (it would lose the
+ * overlap), and one with a costly check does.
+ */
 export interface Detector {
   readonly kind: PiiKind;
-  find(text: string): PiiSpan[];
+  find(text: string, claimed?: { overlaps(start: number, end: number): boolean }): PiiSpan[];
 }
 
 /** True when the character at `index` continues a word (so a match there would be part of a longer token). */

@@ -18,26 +18,30 @@ const NORTH_AMERICAN_COUNTRIES: readonly CountryCode[] = ['US', 'CA'];
 
 export const phoneDetector: Detector = {
   kind: 'PHONE',
-  find(text) {
+  find(text, claimed) {
+    const candidates = [
+      ...candidatesOf(text, INTERNATIONAL, (candidate) => valid(candidate.startsWith('00') ? `+${candidate.slice(2)}` : candidate)),
+      ...candidatesOf(text, NORTH_AMERICAN, (candidate) => NORTH_AMERICAN_COUNTRIES.some((country) => valid(candidate, country))),
+      ...candidatesOf(text, TRUNK_ZERO, (candidate) => {
+        const digits = candidate.replace(/\D/g, '').length;
+        return digits >= 9 && digits <= 12 && TRUNK_ZERO_COUNTRIES.some((country) => valid(candidate, country));
+      }),
+    ].sort((a, b) => a.start - b.start);
     const spans: PiiSpan[] = [];
-    collect(text, INTERNATIONAL, spans, (candidate) => valid(candidate.startsWith('00') ? `+${candidate.slice(2)}` : candidate));
-    collect(text, NORTH_AMERICAN, spans, (candidate) => NORTH_AMERICAN_COUNTRIES.some((country) => valid(candidate, country)));
-    collect(text, TRUNK_ZERO, spans, (candidate) => {
-      const digits = candidate.replace(/\D/g, '').length;
-      return digits >= 9 && digits <= 12 && TRUNK_ZERO_COUNTRIES.some((country) => valid(candidate, country));
-    });
+    for (const { start, end, accept } of candidates) {
+      // a number a better-ranked detector took (a card, an IBAN, an SSN) is not parsed again as a phone number
+      if ((spans.length > 0 && spans[spans.length - 1]!.end > start) || claimed?.overlaps(start, end)) continue;
+      if (accept(text.slice(start, end))) spans.push({ kind: 'PHONE', start, end });
+    }
     return spans;
   },
 };
 
-function collect(text: string, pattern: RegExp, spans: PiiSpan[], accept: (candidate: string) => boolean): void {
+function candidatesOf(text: string, pattern: RegExp, accept: (candidate: string) => boolean) {
+  const found: Array<{ start: number; end: number; accept: (candidate: string) => boolean }> = [];
   pattern.lastIndex = 0;
-  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-    const start = match.index;
-    const end = start + match[0].length;
-    if (spans.some((span) => span.start < end && start < span.end)) continue;
-    if (accept(match[0])) spans.push({ kind: 'PHONE', start, end });
-  }
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) found.push({ start: match.index, end: match.index + match[0].length, accept });
+  return found;
 }
 
 function valid(candidate: string, country?: CountryCode): boolean {
