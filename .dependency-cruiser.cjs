@@ -53,6 +53,10 @@ const LAYERS = [
   // below the audit and projections commands that run through it, as well as the admin CLI.
   { eventstore: '^src/eventstore/', ratelimit: '^src/ratelimit/', jobs: '^src/jobs/', 'admin client': '^src/admin-client/' },
   { db: '^src/db/' },
+  // PII masking (detectors, the masker of request bodies, the unmasker of answers and streams): pure text
+  // and JSON work that the pipeline's mask step calls. It sits low so that it can import nothing of the
+  // gateway above it; the rule pii-imports-little below narrows it further to billing/ and errors/.
+  { pii: '^src/pii/' },
   // The admin API's records: rendered by admin/ (and projections/ for a projection's status), read by the
   // admin client's callers and, types only, by the browser console.
   { 'admin records': ADMIN_RECORDS },
@@ -144,6 +148,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/billing/' },
       to: { path: '^(src|projections|test|ops)/', pathNot: '^src/billing/' },
+    },
+    {
+      name: 'pii-imports-little',
+      comment: 'src/pii/ imports only itself, billing/ and errors/ of the gateway: it sees texts and JSON, never a request, a key or a store',
+      severity: 'error',
+      from: { path: '^src/pii/' },
+      to: { path: '^(src|projections|test|ops)/', pathNot: ['^src/pii/', '^src/billing/', '^src/errors/'] },
     },
     {
       name: 'shared-imports-shared',

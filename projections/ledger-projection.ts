@@ -1,7 +1,9 @@
+import type { ModelCategory } from '../src/billing/categories.js';
 import { accountEventDefinitions } from '../src/ledger/account-event-catalogue.js';
 import { defineProjection } from './projection.js';
 import { createLedgerTables, endedInError, LEDGER_TABLES } from './ledger-tables.js';
 import {
+  addSpend,
   addToBalances,
   addToMinutes,
   addToSpend,
@@ -11,20 +13,24 @@ import {
   type BalanceDelta,
   type MinuteCounts,
   type RequestRow,
+  type SpendTotals,
 } from './ledger-rows.js';
 
 /**
  * The ledger's read models (tables: ledger-tables.ts), from the `account-…` streams: balances, the request
  * log, requests per minute and spend per day. A request's spend belongs to the day its money was reserved
  * (the same rule as the limits), and its count in requests_per_minute to the minute it was reserved, also
- * its error when it ends in one.
+ * its error when it ends in one. The PII masking fee of a masked request is spend of its own type, `pii` (on
+ * the request's key, space and model, counting no request of its own: the request is counted once, under
+ * its model's type); the request's row keeps the fee in `pii_fee`, a part of its `cost`.
  *
  * Every request writes two events, so a busy gateway writes thousands a second: the batch is folded in
  * memory (sums per organization, per minute and per spend row, one row per request) and written with six
  * statements whatever its size (ledger-rows.ts).
  *
  * Version 2 added the request log's endpoint, release reason and event revisions, requests_per_minute and
- * the indexes the console's request log pages by; a generation of version 1 is rebuilt from the log.
+ * the indexes the console's request log pages by; version 3 the `pii` spend rows and `requests.pii_fee`. A
+ * generation of an older version is rebuilt from the log.
  */
 const CLOSED_STATUS = { ReservationSettled: 'settled', ReservationCutOff: 'cut_off', ReservationReleased: 'released', ReservationExpired: 'expired' } as const;
 
@@ -32,7 +38,7 @@ const minuteOf = (at: string) => `${new Date(at).toISOString().slice(0, 16)}:00.
 
 export const ledgerProjection = defineProjection({
   name: 'ledger',
-  version: 2,
+  version: 3,
   handles: accountEventDefinitions,
   tables: LEDGER_TABLES,
   setup: createLedgerTables,
@@ -41,7 +47,7 @@ export const ledgerProjection = defineProjection({
     const opened = new Map<string, RequestRow>();
     const closedEarlier: RequestRow[] = [];
     const balances = new Map<string, BalanceDelta>();
-    const spend = new Map<string, { row: RequestRow; cost: bigint; requests: number }>();
+    const spend: SpendTotals = new Map();
     const minutes = new Map<string, MinuteCounts>();
     const minuteCounts = (minute: string) => {
       let counts = minutes.get(minute);
@@ -80,6 +86,7 @@ export const ledgerProjection = defineProjection({
             release_reason: null,
             cost: null,
             overrun: null,
+            pii_fee: null,
             usage: null,
             reserved_at: at,
             closed_at: null,
@@ -100,12 +107,15 @@ export const ledgerProjection = defineProjection({
           const row = opened.get(id) ?? earlier.get(id);
           // The account decider never closes twice; nothing to undo for a request that is not open.
           if (!row || row.org_id !== orgId || row.status !== 'open') break;
-          const cost = event.type === 'ReservationSettled' || event.type === 'ReservationCutOff' ? event.data.cost : '0';
+          const charged = event.type === 'ReservationSettled' || event.type === 'ReservationCutOff';
+          const cost = charged ? event.data.cost : '0';
+          const piiFee = charged ? BigInt(event.data.piiMaskingFee) : 0n;
           row.status = CLOSED_STATUS[event.type];
           row.release_reason = event.type === 'ReservationReleased' ? event.data.reason : null;
           row.cost = cost;
           row.overrun = event.type === 'ReservationSettled' ? event.data.overrun : '0';
-          row.usage = event.type === 'ReservationSettled' || event.type === 'ReservationCutOff' ? JSON.stringify(event.data.usage) : null;
+          row.pii_fee = String(piiFee);
+          row.usage = charged ? JSON.stringify(event.data.usage) : null;
           row.closed_at = at;
           row.closed_revision = String(event.revision);
           if (!opened.has(id)) closedEarlier.push(row);
@@ -113,11 +123,8 @@ export const ledgerProjection = defineProjection({
           const balance = balanceOf(orgId, at);
           balance.settled += BigInt(cost);
           balance.reserved -= BigInt(row.reserved);
-          const spendKey = JSON.stringify([orgId, row.day, row.key_id, row.employee_id ?? '', row.team_id ?? '', row.space_id ?? '', row.category, row.model]);
-          const total = spend.get(spendKey) ?? { row, cost: 0n, requests: 0 };
-          total.cost += BigInt(cost);
-          total.requests += 1;
-          spend.set(spendKey, total);
+          addSpend(spend, row, row.category as ModelCategory, BigInt(cost) - piiFee, 1);
+          if (piiFee > 0n) addSpend(spend, row, 'pii', piiFee, 0);
           break;
         }
         case 'AccessRulesChanged':
@@ -129,7 +136,7 @@ export const ledgerProjection = defineProjection({
     await closeRequests(trx, closedEarlier);
     await addToBalances(trx, balances);
     await addToMinutes(trx, minutes);
-    await addToSpend(trx, [...spend.values()]);
+    await addToSpend(trx, spend);
   },
 });
 

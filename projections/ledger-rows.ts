@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import type { SpendType } from '../src/billing/categories.js';
 import type { EventOf } from '../src/eventstore/event-catalogue.js';
 import type { accountEventDefinitions } from '../src/ledger/account-event-catalogue.js';
 
@@ -24,6 +25,8 @@ export interface RequestRow {
   release_reason: string | null;
   cost: string | null;
   overrun: string | null;
+  /** The PII masking fee: a part of `cost`, spent under the type `pii`. */
+  pii_fee: string | null;
   usage: string | null;
   reserved_at: string;
   closed_at: string | null;
@@ -65,7 +68,7 @@ export async function openRequestsClosedBy(trx: Transaction<object>, events: rea
   if (wanted.length === 0) return new Map();
   const { rows } = await sql<RequestRow>`
     select request_id, org_id, key_id, employee_id, team_id, space_id, endpoint, model, category, reserved::text as reserved, deadline::text as deadline,
-           status, release_reason, cost::text as cost, overrun::text as overrun, usage::text as usage, reserved_at::text as reserved_at, closed_at::text as closed_at,
+           status, release_reason, cost::text as cost, overrun::text as overrun, pii_fee::text as pii_fee, usage::text as usage, reserved_at::text as reserved_at, closed_at::text as closed_at,
            reserved_revision::text as reserved_revision, closed_revision::text as closed_revision,
            to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD') as day,
            to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:00.000"Z"') as minute
@@ -76,30 +79,31 @@ export async function openRequestsClosedBy(trx: Transaction<object>, events: rea
 export async function insertRequests(trx: Transaction<object>, rows: readonly RequestRow[]): Promise<void> {
   if (rows.length === 0) return;
   await sql`insert into requests (request_id, org_id, key_id, employee_id, team_id, space_id, endpoint, model, category, reserved, deadline, status,
-      release_reason, cost, overrun, usage, reserved_at, closed_at, reserved_revision, closed_revision)
+      release_reason, cost, overrun, pii_fee, usage, reserved_at, closed_at, reserved_revision, closed_revision)
     select request_id, org_id, key_id, employee_id, team_id, space_id, endpoint, model, category, reserved, deadline, status,
-      release_reason, cost, overrun, usage::jsonb, reserved_at, closed_at, reserved_revision, closed_revision
+      release_reason, cost, overrun, pii_fee, usage::jsonb, reserved_at, closed_at, reserved_revision, closed_revision
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(request_id text, org_id text, key_id text, employee_id text, team_id text, space_id text,
         endpoint text, model text, category text, reserved numeric, deadline timestamptz, status text, release_reason text, cost numeric, overrun numeric,
-        usage text, reserved_at timestamptz, closed_at timestamptz, reserved_revision bigint, closed_revision bigint)`.execute(trx);
+        pii_fee numeric, usage text, reserved_at timestamptz, closed_at timestamptz, reserved_revision bigint, closed_revision bigint)`.execute(trx);
 }
 
 export async function closeRequests(trx: Transaction<object>, rows: readonly RequestRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const closings = rows.map(({ request_id, status, release_reason, cost, overrun, usage, closed_at, closed_revision }) => ({
+  const closings = rows.map(({ request_id, status, release_reason, cost, overrun, pii_fee, usage, closed_at, closed_revision }) => ({
     request_id,
     status,
     release_reason,
     cost,
     overrun,
+    pii_fee,
     usage,
     closed_at,
     closed_revision,
   }));
-  await sql`update requests r set status = v.status, release_reason = v.release_reason, cost = v.cost, overrun = v.overrun, usage = v.usage::jsonb,
-      closed_at = v.closed_at, closed_revision = v.closed_revision
+  await sql`update requests r set status = v.status, release_reason = v.release_reason, cost = v.cost, overrun = v.overrun, pii_fee = v.pii_fee,
+      usage = v.usage::jsonb, closed_at = v.closed_at, closed_revision = v.closed_revision
     from jsonb_to_recordset(${JSON.stringify(closings)}::jsonb) as v(request_id text, status text, release_reason text, cost numeric, overrun numeric,
-      usage text, closed_at timestamptz, closed_revision bigint)
+      pii_fee numeric, usage text, closed_at timestamptz, closed_revision bigint)
     where r.request_id = v.request_id and r.closed_at is null`.execute(trx);
 }
 
@@ -133,16 +137,28 @@ export async function addToMinutes(trx: Transaction<object>, minutes: ReadonlyMa
       errors = requests_per_minute.errors + excluded.errors`.execute(trx);
 }
 
-export async function addToSpend(trx: Transaction<object>, totals: ReadonlyArray<{ row: RequestRow; cost: bigint; requests: number }>): Promise<void> {
-  if (totals.length === 0) return;
-  const rows = totals.map(({ row, cost, requests }) => ({
+/** Spend of a batch per spend row: a request's row under a type (its model's category, or `pii` for its masking fee). */
+export type SpendTotals = Map<string, { row: RequestRow; type: SpendType; cost: bigint; requests: number }>;
+
+/** Adds to the spend of the request's row under `type`. */
+export function addSpend(spend: SpendTotals, row: RequestRow, type: SpendType, cost: bigint, requests: number): void {
+  const key = JSON.stringify([row.org_id, row.day, row.key_id, row.employee_id ?? '', row.team_id ?? '', row.space_id ?? '', type, row.model]);
+  const total = spend.get(key) ?? { row, type, cost: 0n, requests: 0 };
+  total.cost += cost;
+  total.requests += requests;
+  spend.set(key, total);
+}
+
+export async function addToSpend(trx: Transaction<object>, spend: SpendTotals): Promise<void> {
+  if (spend.size === 0) return;
+  const rows = [...spend.values()].map(({ row, type, cost, requests }) => ({
     org_id: row.org_id,
     day: row.day,
     key_id: row.key_id,
     employee_id: row.employee_id ?? '',
     team_id: row.team_id ?? '',
     space_id: row.space_id ?? '',
-    category: row.category,
+    category: type,
     model: row.model,
     cost: String(cost),
     requests,

@@ -43,6 +43,7 @@ export async function createLedgerTables(trx: Transaction<object>): Promise<void
     release_reason text,
     cost numeric,
     overrun numeric,
+    pii_fee numeric,
     usage jsonb,
     reserved_at timestamptz not null,
     closed_at timestamptz,

@@ -45,7 +45,7 @@ await withBenchDatabase('audit', async (url) => {
           type: 'FundsReserved',
           data: { reservationId, endpoint: 'chat', keyId: 'key_bench', employeeId: null, teamId: null, spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: String(RESERVE), deadline: occurredAt },
         };
-        const settled: AccountEvent = { type: 'ReservationSettled', data: { reservationId, cost: String(COST), usage: createUsage({ inputTokens: 30, outputTokens: 13 }), overrun: '0' } };
+        const settled: AccountEvent = { type: 'ReservationSettled', data: { reservationId, cost: String(COST), usage: createUsage({ inputTokens: 30, outputTokens: 13 }), overrun: '0', piiMaskingFee: '0' } };
         events.push(accountEventToAppend(reserved, envelope(reservationId)), accountEventToAppend(settled, envelope(reservationId)));
       }
       let revision: bigint | 'no_stream' = 'no_stream';

@@ -19,6 +19,8 @@ export interface AdminOperations {
   createOrganization(input: { name: string; piiMasking: boolean; limits: LimitPairBody }): Promise<OrganizationRecord>;
   showOrganization(orgId: string): Promise<OrganizationRecord>;
   setOrganizationStatus(orgId: string, status: 'active' | 'blocked'): Promise<OrganizationRecord>;
+  /** The organization's PII masking option: masks its requests that send no X-PII-Masking, allows `on` (spec 5.6). */
+  setOrganizationPiiMasking(orgId: string, piiMasking: boolean): Promise<OrganizationRecord>;
   addCredits(orgId: string, amountUsd: string, idempotencyKey: string | undefined): Promise<{ organization_id: string; balance_usd: string }>;
   createTeam(orgId: string, input: { name: string; limits: LimitPairBody }): Promise<WithoutObject<TeamRecord>>;
   createEmployee(orgId: string, input: { name: string; teamId: string | null; limits: LimitPairBody }): Promise<WithoutObject<EmployeeRecord>>;
@@ -43,6 +45,10 @@ export function localAdminOperations(core: { readonly commands: AccessCommands; 
     showOrganization: organization,
     async setOrganizationStatus(orgId, status) {
       await commands.changeOrganization(orgId, { status }, actor);
+      return organization(orgId);
+    },
+    async setOrganizationPiiMasking(orgId, piiMasking) {
+      await commands.changeOrganization(orgId, { piiMasking }, actor);
       return organization(orgId);
     },
     async addCredits(orgId, amountUsd, idempotencyKey) {
@@ -76,6 +82,7 @@ export function remoteAdminOperations(api: AdminApiClient): AdminOperations {
     createOrganization: ({ name, piiMasking, limits }) => api.json('POST', '/organizations', { name, pii_masking: piiMasking, spend_limits: limits }),
     showOrganization: (orgId) => api.json('GET', `/organizations/${path(orgId)}`),
     setOrganizationStatus: (orgId, status) => api.json('PATCH', `/organizations/${path(orgId)}`, { status }),
+    setOrganizationPiiMasking: (orgId, piiMasking) => api.json('PATCH', `/organizations/${path(orgId)}`, { pii_masking: piiMasking }),
     async addCredits(orgId, amountUsd, idempotencyKey) {
       const headers: Record<string, string> = idempotencyKey ? { 'idempotency-key': idempotencyKey } : {};
       const organization = await api.json<OrganizationRecord>('POST', `/organizations/${path(orgId)}/credits`, { amount_usd: amountUsd }, headers);

@@ -21,6 +21,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   create-organization --name NAME [--pii-masking] [--daily-usd X] [--monthly-usd X]
   show-organization ORG
   block-organization ORG | unblock-organization ORG
+  set-pii-masking ORG on|off
   add-credits ORG AMOUNT_USD [--idempotency-key KEY]
   create-team ORG --name NAME [--daily-usd X] [--monthly-usd X]
   create-employee ORG --name NAME [--team TEAM] [--daily-usd X] [--monthly-usd X]
@@ -75,6 +76,12 @@ async function main(argv: string[]): Promise<number> {
       case 'unblock-organization':
         result = await operations.setOrganizationStatus(need(first, 'ORG'), command === 'block-organization' ? 'blocked' : 'active');
         break;
+      case 'set-pii-masking': {
+        const setting = need(second, 'on or off');
+        if (setting !== 'on' && setting !== 'off') throw new UsageError('set-pii-masking takes on or off');
+        result = await operations.setOrganizationPiiMasking(need(first, 'ORG'), setting === 'on');
+        break;
+      }
       case 'add-credits':
         result = await operations.addCredits(need(first, 'ORG'), need(second, 'AMOUNT_USD'), values['idempotency-key']);
         break;

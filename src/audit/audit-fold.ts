@@ -1,4 +1,4 @@
-import type { ModelCategory } from '../billing/categories.js';
+import type { SpendType } from '../billing/categories.js';
 import type { AccountEvent } from '../ledger/account-events.js';
 import { applyAccountEvent, emptyAccountState, type AccountState } from '../ledger/account-state.js';
 
@@ -10,6 +10,9 @@ import { applyAccountEvent, emptyAccountState, type AccountState } from '../ledg
  *   its request count belong to the UTC day its money was reserved, and count once the request closes;
  * - an organization's balance is credits − settled cost; its reserved amount is the sum of its open
  *   reservations.
+ * - a masked request's PII masking fee is spend of the type `pii` (on the request's key, space and model)
+ *   and not of its model's type; the request itself is counted once, under its model's type, and so are its
+ *   overrun and, when cut off, its whole charge (`cutOffAmount`).
  * Figures are kept per spend row (organization, reserve day, key, space, type, model), the finest grain
  * any grouping of the report needs, so a replay of millions of events keeps thousands of rows, not
  * millions. Closing a reservation that is not open (twice, or never reserved) changes no figure, as in
@@ -26,7 +29,7 @@ export interface SpendRowKey {
   readonly day: string;
   readonly keyId: string;
   readonly spaceId: string | null;
-  readonly category: ModelCategory;
+  readonly category: SpendType;
   readonly model: string;
 }
 
@@ -117,7 +120,7 @@ export function foldAccountEvent(fold: LedgerFold, orgId: string, event: Account
         const cost = BigInt(event.data.cost);
         const overrun = BigInt(event.data.overrun);
         account.settled += cost;
-        row.spend += cost;
+        row.spend += cost - chargePiiFee(fold, request, event.data.piiMaskingFee);
         row.settled++;
         if (overrun > 0n) {
           row.overruns++;
@@ -126,7 +129,7 @@ export function foldAccountEvent(fold: LedgerFold, orgId: string, event: Account
       } else if (event.type === 'ReservationCutOff') {
         const cost = BigInt(event.data.cost);
         account.settled += cost;
-        row.spend += cost;
+        row.spend += cost - chargePiiFee(fold, request, event.data.piiMaskingFee);
         row.cutOffs++;
         row.cutOffAmount += cost;
       } else if (event.type === 'ReservationReleased') {
@@ -139,6 +142,13 @@ export function foldAccountEvent(fold: LedgerFold, orgId: string, event: Account
     case 'AccessRulesChanged':
       return fold;
   }
+}
+
+/** Books a request's PII masking fee as spend of the type `pii`; returns it, the part of the cost it took. */
+function chargePiiFee(fold: LedgerFold, request: SpendRowKey, fee: string): bigint {
+  const amount = BigInt(fee);
+  if (amount > 0n) rowOf(fold, { ...request, category: 'pii' }).spend += amount;
+  return amount;
 }
 
 export const balanceOfAccount = (account: AuditedAccount) => account.credits - account.settled;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { ModelCategory } from '../billing/categories.js';
+import type { SpendType } from '../billing/categories.js';
 import { ledgerProjection } from '../../projections/ledger-projection.js';
 import { emptyLedgerFold, type LedgerFold, type SpendRow } from './audit-fold.js';
 import type { AuditFilter } from './audit-report.js';
@@ -36,7 +36,7 @@ interface GroupedRow {
   day: string;
   key_id: string;
   space_id: string | null;
-  category: ModelCategory;
+  category: SpendType;
   model: string;
 }
 
@@ -53,10 +53,10 @@ export async function readLedgerReadModels(db: Kysely<object>, filter: Pick<Audi
       if (checkpoints.rows.length === 0) throw new NoReadModelError(`the ${ledgerProjection.name} read model has not been built in this database`);
       const balances = await sql<{ org_id: string; credits: string; settled: string; reserved: string; balance: string }>`
         select org_id, credits::text, settled::text, reserved::text, balance::text from balances where ${org}`.execute(trx);
-      const closed = await sql<GroupedRow & { status: string; n: string; cost: string; overruns: string; overrun: string }>`
+      const closed = await sql<GroupedRow & { status: string; n: string; cost: string; overruns: string; overrun: string; pii_fee: string }>`
         select org_id, to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD') as day, key_id, space_id, category, model, status,
                count(*)::text as n, coalesce(sum(cost), 0)::text as cost, count(*) filter (where overrun > 0)::text as overruns,
-               coalesce(sum(overrun), 0)::text as overrun
+               coalesce(sum(overrun), 0)::text as overrun, coalesce(sum(pii_fee), 0)::text as pii_fee
           from requests
          where ${org} and status <> 'open' and (reserved_at at time zone 'UTC')::date between ${from}::date and ${to}::date
          group by 1, 2, 3, 4, 5, 6, 7`.execute(trx);
@@ -72,14 +72,17 @@ export async function readLedgerReadModels(db: Kysely<object>, filter: Pick<Audi
       for (const row of closed.rows) {
         const target = rowOf(requests, row);
         const count = Number(row.n);
+        // a masked request's fee is spend of the type pii, as in the audit's fold (audit-fold.ts)
+        const piiFee = BigInt(row.pii_fee);
+        if (piiFee > 0n) rowOf(requests, { ...row, category: 'pii' }).spend += piiFee;
         target.requests += count;
         if (row.status === 'settled') {
-          target.spend += BigInt(row.cost);
+          target.spend += BigInt(row.cost) - piiFee;
           target.settled += count;
           target.overruns += Number(row.overruns);
           target.overrunAmount += BigInt(row.overrun);
         } else if (row.status === 'cut_off') {
-          target.spend += BigInt(row.cost);
+          target.spend += BigInt(row.cost) - piiFee;
           target.cutOffs += count;
           target.cutOffAmount += BigInt(row.cost);
         } else if (row.status === 'released') target.released += count;

@@ -6,3 +6,11 @@
 export const MODEL_CATEGORIES = ['text', 'image', 'embeddings', 'speech', 'video'] as const;
 
 export type ModelCategory = (typeof MODEL_CATEGORIES)[number];
+
+/**
+ * The types spend is reported by (the spend report's and the audit's `type`): a model's category, and
+ * `pii` for PII masking fees, which a masked request pays on top of its model's prices.
+ */
+export const SPEND_TYPES = [...MODEL_CATEGORIES, 'pii'] as const;
+
+export type SpendType = (typeof SPEND_TYPES)[number];

@@ -31,6 +31,11 @@ export interface UsageV2 {
   readonly videoSeconds?: number;
   /** True when the provider reported no usage and the gateway counted what it received (DESIGN 6). */
   readonly counted?: boolean;
+  /**
+   * 1 when the request's text was masked (spec 1.5): charged the model's PII masking fee. Not a provider's
+   * count: the gateway adds it to the worst case and to the usage it settles (`withPiiMasking`).
+   */
+  readonly piiMaskedRequests?: number;
 }
 
 export type Usage = UsageV2;
@@ -49,6 +54,7 @@ const USAGE_FIELDS = [
   'audioSeconds',
   'videoSeconds',
   'counted',
+  'piiMaskedRequests',
 ] as const satisfies ReadonlyArray<keyof UsageFields>;
 
 /**
@@ -63,6 +69,11 @@ export function createUsage(fields: UsageFields = {}): Usage {
   }
   // Every key set above is a field of UsageFields with its own type.
   return usage as unknown as Usage;
+}
+
+/** The usage of a masked request: what it used, and the masking it is charged for. */
+export function withPiiMasking(usage: Usage): Usage {
+  return { ...usage, piiMaskedRequests: 1 };
 }
 
 /**

@@ -27,6 +27,8 @@ export const pricingSchema = z.strictObject({
   per_image: usd.optional(),
   per_audio_minute: usd.optional(),
   per_video_second: usd.optional(),
+  /** PII masking's fee per masked request (text models); filled from the catalog's `pii_masking_fee_usd` when not set. */
+  pii_masking_fee: usd.optional(),
 });
 
 export const modelEntrySchema = z.strictObject({
@@ -48,7 +50,12 @@ export const modelEntrySchema = z.strictObject({
     .optional(),
 });
 
+/** What a masked request costs on top of its tokens when the catalog says nothing (docs/operator-guide.md, "Catalog"). */
+export const DEFAULT_PII_MASKING_FEE_USD = '0.001';
+
 export const catalogFileSchema = z.strictObject({
+  /** The PII masking fee of every text model that does not set its own `pricing.pii_masking_fee`. */
+  pii_masking_fee_usd: usd.default(DEFAULT_PII_MASKING_FEE_USD),
   providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/i, 'provider names are letters, digits, . _ -'), providerEntrySchema),
   models: z.array(z.unknown()).min(1, 'the catalog lists no model'),
 });

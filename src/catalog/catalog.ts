@@ -23,6 +23,8 @@ export interface Pricing {
   readonly perImage?: Nanodollars;
   readonly perAudioMinute?: Nanodollars;
   readonly perVideoSecond?: Nanodollars;
+  /** Per masked request (spec 1.5); set on every text model, the only kind a request can be masked for. */
+  readonly piiMaskingFee?: Nanodollars;
 }
 
 export interface VideoOptions {

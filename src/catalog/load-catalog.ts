@@ -79,10 +79,13 @@ export function parseCatalog(text: string, options: ParseCatalogOptions): Catalo
     const missing = missingPrices(entry);
     if (missing) return fail(label, `a ${entry.category} model needs pricing.${missing}`);
     if (entry.category === 'video' && !entry.video) return fail(label, 'a video model needs video: {seconds, sizes}');
+    if (entry.category !== 'text' && entry.pricing.pii_masking_fee !== undefined) return fail(label, 'only a text model has a PII masking fee: masking covers text only');
     if (entry.category !== 'text' && TEXT_ONLY_KINDS.has(provider.kind)) {
       return fail(label, `a ${entry.category} model cannot be served by provider "${providerName}": providers of kind ${provider.kind} offer text models only`);
     }
-    models.set(entry.id, toModel(entry, provider, defaultCreated));
+    // masking is charged on text models only; each carries the fee, its own or the catalog's
+    const pricing = entry.category === 'text' ? { ...entry.pricing, pii_masking_fee: entry.pricing.pii_masking_fee ?? file.data.pii_masking_fee_usd } : entry.pricing;
+    models.set(entry.id, toModel({ ...entry, pricing }, provider, defaultCreated));
     return undefined;
   });
 
@@ -137,6 +140,7 @@ function toPricing(entry: PricingEntry): Pricing {
     perImage: price(entry.per_image),
     perAudioMinute: price(entry.per_audio_minute),
     perVideoSecond: price(entry.per_video_second),
+    piiMaskingFee: price(entry.pii_masking_fee),
   };
 }
 

@@ -41,9 +41,10 @@ export type AccountCommand =
       /** The revision of each access stream (`key-…`, `org-…`) the caller's checks and limits came from. */
       readonly accessRevisions: Readonly<Record<string, bigint>>;
     }
-  | { readonly type: 'SettleReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: Usage }
+  /** `piiMaskingFee`: the part of `cost` that is the PII masking fee (none when absent). */
+  | { readonly type: 'SettleReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: Usage; readonly piiMaskingFee?: bigint }
   | { readonly type: 'ReleaseReservation'; readonly reservationId: string; readonly reason: ReleaseReason }
-  | { readonly type: 'CutOffReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: Usage }
+  | { readonly type: 'CutOffReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: Usage; readonly piiMaskingFee?: bigint }
   | { readonly type: 'ExpireReservation'; readonly reservationId: string }
   | { readonly type: 'FenceAccessRules'; readonly stream: string; readonly revision: bigint };
 
@@ -89,7 +90,13 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
         events: [
           {
             type: 'ReservationSettled',
-            data: { reservationId: command.reservationId, cost: String(command.cost), usage: command.usage, overrun: String(overrun) },
+            data: {
+              reservationId: command.reservationId,
+              cost: String(command.cost),
+              usage: command.usage,
+              overrun: String(overrun),
+              piiMaskingFee: String(command.piiMaskingFee ?? 0n),
+            },
           },
         ],
       };
@@ -100,7 +107,12 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
     case 'CutOffReservation':
       if (!state.open.has(command.reservationId)) return { events: [] };
       return {
-        events: [{ type: 'ReservationCutOff', data: { reservationId: command.reservationId, cost: String(command.cost), usage: command.usage } }],
+        events: [
+          {
+            type: 'ReservationCutOff',
+            data: { reservationId: command.reservationId, cost: String(command.cost), usage: command.usage, piiMaskingFee: String(command.piiMaskingFee ?? 0n) },
+          },
+        ],
       };
     case 'ExpireReservation': {
       const reservation = state.open.get(command.reservationId);

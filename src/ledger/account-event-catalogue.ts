@@ -7,14 +7,20 @@ import type { EventToAppend } from '../eventstore/event-store.js';
 import type { AccountEvent } from './account-events.js';
 
 /**
- * The stored shapes of the account events; see account-events.ts for their meaning. FundsReserved is at
- * version 2 (it names the endpoint that reserved); the others at version 1.
- * The stored usage is the gateway's Usage without its `version` (the event's schema version says what its
- * data means) and without `audioInputTokens`, which no price reads yet: recording it needs version 2 of
- * the two events that carry usage, because readers of version 1 refuse a field they do not know.
+ * The stored shapes of the account events; see account-events.ts for their meaning. The stored usage is
+ * the gateway's Usage without its `version` (the event's schema version says what its data means) and
+ * without `audioInputTokens`, which no price reads yet.
+ *
+ * `FundsReserved` is at version 2: it names the endpoint that reserved (version 1 reads as no endpoint).
+ * Version 2 of the two events that carry usage (`ReservationSettled`, `ReservationCutOff`) records PII
+ * masking: the usage's `piiMaskedRequests` and the part of the cost that is the masking fee,
+ * `piiMaskingFee`, so the spend report and the audit can show the fee as its own type. Version 1 was
+ * written before masking existed: its upcaster says no request was masked and no fee was charged. A reader
+ * of version 1 refuses the new fields (its schema is strict), so every instance reading the log must run a
+ * version that knows version 2 before one writes it.
  */
 const count = z.number().nonnegative().optional();
-const usage = z.strictObject({
+const usageV1 = z.strictObject({
   inputTokens: count,
   cachedInputTokens: count,
   cacheWriteTokens: count,
@@ -25,6 +31,7 @@ const usage = z.strictObject({
   videoSeconds: count,
   counted: z.boolean().optional(),
 });
+const usage = usageV1.extend({ piiMaskedRequests: count });
 const reservationId = z.string().min(1);
 const fundsReservedV1 = z.strictObject({
   reservationId,
@@ -53,8 +60,11 @@ export const accountEventDefinitions = [
   }),
   defineEvent({
     type: 'ReservationSettled',
-    schemaVersion: 1,
-    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, overrun: nanodollarsText }),
+    schemaVersion: 2,
+    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, overrun: nanodollarsText, piiMaskingFee: nanodollarsText }),
+    upcasters: {
+      1: upcastFrom(z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1, overrun: nanodollarsText }), (v1) => ({ ...v1, piiMaskingFee: '0' })),
+    },
   }),
   defineEvent({
     type: 'ReservationReleased',
@@ -63,8 +73,11 @@ export const accountEventDefinitions = [
   }),
   defineEvent({
     type: 'ReservationCutOff',
-    schemaVersion: 1,
-    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage }),
+    schemaVersion: 2,
+    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, piiMaskingFee: nanodollarsText }),
+    upcasters: {
+      1: upcastFrom(z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1 }), (v1) => ({ ...v1, piiMaskingFee: '0' })),
+    },
   }),
   defineEvent({ type: 'ReservationExpired', schemaVersion: 1, schema: z.strictObject({ reservationId }) }),
   defineEvent({

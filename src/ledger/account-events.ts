@@ -40,9 +40,10 @@ export interface FundsReserved {
   };
 }
 
+/** `piiMaskingFee`: the part of `cost` that is the PII masking fee ('0' for a request not masked). */
 export interface ReservationSettled {
   type: 'ReservationSettled';
-  data: { reservationId: string; cost: NanodollarString; usage: Usage; overrun: NanodollarString };
+  data: { reservationId: string; cost: NanodollarString; usage: Usage; overrun: NanodollarString; piiMaskingFee: NanodollarString };
 }
 
 export interface ReservationReleased {
@@ -53,7 +54,7 @@ export interface ReservationReleased {
 /** The key was revoked while the request ran: charged for what was received (spec 3 rule 5). */
 export interface ReservationCutOff {
   type: 'ReservationCutOff';
-  data: { reservationId: string; cost: NanodollarString; usage: Usage };
+  data: { reservationId: string; cost: NanodollarString; usage: Usage; piiMaskingFee: NanodollarString };
 }
 
 export interface ReservationExpired {

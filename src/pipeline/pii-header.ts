@@ -5,11 +5,8 @@ import { GatewayError } from '../errors/gateway-error.js';
 /**
  * `X-PII-Masking` (spec 4.1, 5.6): `on|true|1` asks for masking, `off|false|0` declines it, anything else
  * is `400 invalid_pii_masking_header`; `on` needs the organization's option (`403 pii_masking_not_enabled`);
- * without the header the organization's setting applies.
- *
- * The masker itself is not built yet. Sending personal data unmasked to a provider after a client asked
- * for masking would be the worst outcome, so a request that would be masked is refused with
- * `400 pii_masking_unsupported_endpoint` until it is; every other request answers `X-PII-Masking: off`.
+ * without the header the organization's setting applies. The masking itself is the mask step's
+ * (src/pipeline/steps/mask-step.ts), once the body is read.
  */
 export type PiiMasking = 'applied' | 'off';
 
@@ -17,7 +14,7 @@ export function piiMaskingFor(headers: IncomingHttpHeaders, organization: Organi
   const requested = maskingRequested(headers) ?? organization.piiMasking;
   if (!requested) return 'off';
   if (!organization.piiMasking) throw new GatewayError('pii_masking_not_enabled');
-  throw new GatewayError('pii_masking_unsupported_endpoint', 'PII masking is not available on this gateway yet; send X-PII-Masking: off to proceed without it');
+  return 'applied';
 }
 
 /** Endpoints with nothing to mask (embeddings, images, transcriptions): only an explicit `on` is refused. */
@@ -28,7 +25,7 @@ export function refuseMaskingRequest(headers: IncomingHttpHeaders): void {
 }
 
 /** The header's answer: true, false, or undefined when it is absent. */
-function maskingRequested(headers: IncomingHttpHeaders): boolean | undefined {
+export function maskingRequested(headers: IncomingHttpHeaders): boolean | undefined {
   const header = headers['x-pii-masking'];
   const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
   if (value === undefined || value === '') return undefined;

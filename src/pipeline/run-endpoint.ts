@@ -9,6 +9,7 @@ import { authenticateStep } from './steps/authenticate-step.js';
 import { closeStep } from './steps/close-step.js';
 import { estimateStep } from './steps/estimate-step.js';
 import { maskingStep } from './steps/masking-step.js';
+import { maskStep } from './steps/mask-step.js';
 import { parseStep } from './steps/parse-step.js';
 import { readBodyStep, releaseBodyStep } from './steps/read-body-step.js';
 import { receiveStep } from './steps/receive-step.js';
@@ -66,7 +67,8 @@ async function runSteps<Request extends EndpointRequest, Kind extends BodyKind>(
   const maskingDecided = reach(maskingStep(authenticated));
   const bodyRead = reach(await readBodyStep(maskingDecided));
   try {
-    const parsed = reach(parseStep(bodyRead));
+    const masked = reach(await maskStep(deps, bodyRead));
+    const parsed = reach(parseStep(masked));
     const resolved = reach(resolveModelStep(deps, parsed));
     const estimated = reach(await estimateStep(resolved));
     const admitted = reach(await admitStep(deps, estimated));

@@ -22,6 +22,10 @@ describe('admin CLI', function () {
       const organization = await cli('create-organization', '--name', 'From the CLI', '--monthly-usd', '100');
       expect(organization).to.deep.include({ name: 'From the CLI', balance_usd: '0.00' });
       expect(organization.spend_limits).to.deep.equal({ daily_usd: null, monthly_usd: '100.00' });
+      expect(organization.pii_masking).to.equal(false);
+      expect((await cli('set-pii-masking', organization.id, 'on')).pii_masking).to.equal(true);
+      expect((await cli('show-organization', organization.id)).pii_masking).to.equal(true);
+      expect((await cli('set-pii-masking', organization.id, 'off')).pii_masking).to.equal(false);
       expect((await cli('add-credits', organization.id, '12.5', '--idempotency-key', 'k1')).balance_usd).to.equal('12.50');
       expect((await cli('add-credits', organization.id, '12.5', '--idempotency-key', 'k1')).balance_usd).to.equal('12.50');
       const key = await cli('issue-key', organization.id, '--name', 'cli key', '--models', 'local/llama', '--rpm', '30');

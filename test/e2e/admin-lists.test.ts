@@ -57,7 +57,7 @@ describe('admin API: organization list, open reservations, daily spend', functio
       expect(models.object).to.equal('list');
       const ids = models.data.map((model: { id: string }) => model.id);
       expect(ids).to.include.members(['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5', 'local/llama', 'openai/text-embedding-3-small', 'openai/gpt-image-1']);
-      expect(models.data.find((model: { id: string }) => model.id === 'openai/gpt-4o-mini')).to.deep.include({ category: 'text', pricing: { input_per_mtok: '0.15', output_per_mtok: '0.60', cached_input_per_mtok: '0.075' } });
+      expect(models.data.find((model: { id: string }) => model.id === 'openai/gpt-4o-mini')).to.deep.include({ category: 'text', pricing: { input_per_mtok: '0.15', output_per_mtok: '0.60', cached_input_per_mtok: '0.075', pii_masking_fee: '0.002' } });
       expect((await fetch(`${harness().gateway.url}/admin/v1/models`)).status).to.equal(401);
     });
 

@@ -42,7 +42,7 @@ describe('foundation over HTTP', () => {
     const mini = body.data.find((model) => model.id === 'openai/gpt-4o-mini')!;
     expect(mini).to.deep.include({ object: 'model', owned_by: 'openai', category: 'text', context_length: 128000, max_output_tokens: 16384 });
     expect(mini.created).to.be.a('number');
-    expect(mini.pricing).to.deep.equal({ input_per_mtok: '0.15', output_per_mtok: '0.60', cached_input_per_mtok: '0.075' });
+    expect(mini.pricing).to.deep.equal({ input_per_mtok: '0.15', output_per_mtok: '0.60', cached_input_per_mtok: '0.075', pii_masking_fee: '0.002' });
     expect(mini.capabilities).to.deep.equal(['tools', 'vision', 'prompt_cache']);
     const video = body.data.find((model) => model.id === 'openai/sora-2')!;
     expect(video).to.deep.include({ category: 'video', max_output_tokens: null });

@@ -81,7 +81,7 @@ function Overview({ orgId, organization }: { orgId: string; organization: Loaded
             </div>
             <div>
               <dt>PII masking</dt>
-              <dd>{shown.pii_masking ? 'on' : 'off'}</dd>
+              <dd data-testid="pii-masking">{shown.pii_masking ? 'on: requests without X-PII-Masking are masked, and charged the masking fee' : 'off'}</dd>
             </div>
             <div>
               <dt>Spend limits</dt>

@@ -44,8 +44,10 @@ export function encodeCommand(command: ForwardedCommand): WireCommand {
         accessRevisions: mapValues(command.accessRevisions, String),
       };
     case 'SettleReservation':
-    case 'CutOffReservation':
-      return { ...command, cost: String(command.cost) };
+    case 'CutOffReservation': {
+      const { piiMaskingFee, ...rest } = command;
+      return { ...rest, cost: String(command.cost), ...(piiMaskingFee === undefined ? {} : { piiMaskingFee: String(piiMaskingFee) }) };
+    }
     case 'FenceAccessRules':
       return { ...command, revision: String(command.revision) };
     case 'ReleaseReservation':
@@ -65,8 +67,10 @@ export function decodeCommand(wire: WireCommand): ForwardedCommand {
         accessRevisions: mapValues(wire.accessRevisions, BigInt),
       };
     case 'SettleReservation':
-    case 'CutOffReservation':
-      return { ...wire, cost: BigInt(wire.cost) };
+    case 'CutOffReservation': {
+      const { piiMaskingFee, ...rest } = wire;
+      return { ...rest, cost: BigInt(wire.cost), ...(piiMaskingFee === undefined ? {} : { piiMaskingFee: BigInt(piiMaskingFee) }) };
+    }
     case 'FenceAccessRules':
       return { ...wire, revision: BigInt(wire.revision) };
     case 'ReleaseReservation':

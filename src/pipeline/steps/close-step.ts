@@ -1,10 +1,10 @@
 import type { CatalogModel } from '../../catalog/catalog.js';
-import { costOfUsage } from '../../catalog/pricing.js';
+import { costOfUsage, piiMaskingFeeOf } from '../../catalog/pricing.js';
 import type { BodyKind, EndpointRequest } from '../../endpoints/endpoint-spec.js';
 import type { Accounts } from '../../ledger/accounts.js';
 import type { Logger } from '../../logger.js';
 import type { Nanodollars } from '../../billing/money.js';
-import { rateLimitedTokens } from '../../billing/usage.js';
+import { rateLimitedTokens, withPiiMasking, type Usage } from '../../billing/usage.js';
 import { isConnectionFailure } from '../../errors/connection-failure.js';
 import type { PipelineDependencies } from '../pipeline-dependencies.js';
 import { correctRateLimit } from '../rate-limit-correction.js';
@@ -13,16 +13,17 @@ import type { Closed, Closing, Reservation, Served } from '../request-stages.js'
 /**
  * The last step: the reservation is closed exactly once, as the exchange ended (`ReservationSettled`,
  * `ReservationReleased` or `ReservationCutOff`), and the key's tokens per minute are corrected from the
- * admission's estimate to the tokens really used (none for a release).
+ * admission's estimate to the tokens really used (none for a release). A masked request that is charged
+ * (settled or cut off) is charged its masking too; a released one costs nothing, masking included.
  */
 export async function closeStep<Request extends EndpointRequest, Kind extends BodyKind>(
   deps: Pick<PipelineDependencies, 'accounts' | 'logger' | 'rateLimiter' | 'counters'>,
   stage: Served<Request, Kind>,
 ): Promise<Closed<Request, Kind>> {
-  const { model, reservation, outcome } = stage;
-  const { closing } = outcome;
+  const { model, reservation, outcome, masking } = stage;
   // a job closes its own reservation; the admission keeps counting the request's estimate
-  if (closing.kind === 'handed_off') return { ...stage, cost: 0n };
+  if (outcome.closing.kind === 'handed_off') return { ...stage, cost: 0n };
+  const closing = masking === 'applied' && outcome.closing.kind !== 'release' ? { ...outcome.closing, usage: withPiiMasking(outcome.closing.usage) } : outcome.closing;
   const cost = await closeOnAccount(deps.accounts, model, reservation, closing, deps.logger);
   correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, closing.kind === 'release' ? 0 : rateLimitedTokens(closing.usage));
   return { ...stage, cost };
@@ -38,6 +39,11 @@ export async function closeStep<Request extends EndpointRequest, Kind extends Bo
 const STORE_OUTAGE_PATIENCE_MS = 60_000;
 const MAX_BACKOFF_MS = 2_000;
 
+/** What a request is charged for its usage, with the part of it that is the masking fee recorded apart. */
+function charge(model: CatalogModel, usage: Usage) {
+  return { cost: costOfUsage(model, usage), piiMaskingFee: piiMaskingFeeOf(model, usage), usage };
+}
+
 /** Returns the cost charged (0 for a release, and when the close was left to the sweeper). */
 export async function closeOnAccount(
   accounts: Accounts,
@@ -51,8 +57,8 @@ export async function closeOnAccount(
     closing.kind === 'release'
       ? ({ type: 'ReleaseReservation', reservationId, reason: closing.reason } as const)
       : closing.kind === 'settle'
-        ? ({ type: 'SettleReservation', reservationId, cost: costOfUsage(model, closing.usage), usage: closing.usage } as const)
-        : ({ type: 'CutOffReservation', reservationId, cost: costOfUsage(model, closing.usage), usage: closing.usage } as const);
+        ? ({ type: 'SettleReservation', reservationId, ...charge(model, closing.usage) } as const)
+        : ({ type: 'CutOffReservation', reservationId, ...charge(model, closing.usage) } as const);
   const giveUpAt = Date.now() + STORE_OUTAGE_PATIENCE_MS;
   for (let attempt = 1; ; attempt++) {
     try {

@@ -14,11 +14,13 @@ import { dumpTable, openProjectionKit, resetDatabase, type ProjectionKit } from 
  * events say, counted here one event at a time: requests closed in the batch that opened them and in a
  * later one, every way a reservation closes, closings of requests that are not open (ignored), spend on
  * the day of the reserve even when the request closes the next day, reserves from before and after the
- * endpoint was recorded, the revisions of each request's events, and requests and errors per minute.
+ * endpoint was recorded, the revisions of each request's events, requests and errors per minute, and the
+ * PII masking fee of masked requests (closing events of version 2) as spend of the type pii.
  */
 interface ExpectedRequest {
   status: string;
   cost: bigint | null;
+  piiFee: bigint | null;
   endpoint: string | null;
   release_reason: string | null;
   reserved_revision: string;
@@ -69,6 +71,13 @@ function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] 
     revisionOf.set(appended.id, String(revision));
     return appended;
   };
+  const addSpend = (reservation: Reservation, type: string, cost: bigint, requests: number) => {
+    const spendKey = [reservation.org, reservation.day, reservation.keyId, reservation.spaceId ?? '', type, reservation.model].join('|');
+    const spend = expected.spend.get(spendKey) ?? { cost: 0n, requests: 0 };
+    spend.cost += cost;
+    spend.requests += requests;
+    expected.spend.set(spendKey, spend);
+  };
   const close = (reservation: Reservation, kind: 'settle' | 'cut_off' | 'release' | 'expire', cost: bigint, at: string, reason = 'provider_error'): EventToAppend => {
     open.delete(reservation.id);
     const row = balance(reservation.org);
@@ -77,24 +86,26 @@ function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] 
     const status = { settle: 'settled', cut_off: 'cut_off', release: 'released', expire: 'expired' }[kind];
     const release_reason = kind === 'release' ? reason : null;
     if (status === 'cut_off' || status === 'expired' || (status === 'released' && reason !== 'cancelled')) minute(reservation.minute).errors += 1;
-    const spendKey = [reservation.org, reservation.day, reservation.keyId, reservation.spaceId ?? '', reservation.model].join('|');
-    const spend = expected.spend.get(spendKey) ?? { cost: 0n, requests: 0 };
-    spend.cost += cost;
-    spend.requests += 1;
-    expected.spend.set(spendKey, spend);
-    const usage = { inputTokens: 10, outputTokens: Number(cost % 1000n) };
+    // every fifth request was masked: its charge holds a fee of 100,000 n$, spend of the type pii
+    const masked = (kind === 'settle' || kind === 'cut_off') && Number(reservation.id.split('-').at(-1)) % 5 === 0;
+    const piiFee = masked ? 100_000n : 0n;
+    addSpend(reservation, 'text', cost - piiFee, 1);
+    if (masked) addSpend(reservation, 'pii', piiFee, 0);
+    const usage = { inputTokens: 10, outputTokens: Number(cost % 1000n), ...(masked ? { piiMaskedRequests: 1 } : {}) };
+    const charge = { reservationId: reservation.id, cost: String(cost), usage, ...(masked ? { piiMaskingFee: String(piiFee) } : {}) };
     const data =
       kind === 'settle'
-        ? { reservationId: reservation.id, cost: String(cost), usage, overrun: cost > reservation.amount ? String(cost - reservation.amount) : '0' }
+        ? { ...charge, overrun: cost > reservation.amount ? String(cost - reservation.amount) : '0' }
         : kind === 'cut_off'
-          ? { reservationId: reservation.id, cost: String(cost), usage }
+          ? charge
           : kind === 'release'
             ? { reservationId: reservation.id, reason }
             : { reservationId: reservation.id };
     const type = { settle: 'ReservationSettled', cut_off: 'ReservationCutOff', release: 'ReservationReleased', expire: 'ReservationExpired' }[kind];
-    const closing = event(type, data, at);
+    // the log holds both versions: closings written before masking existed (1) and masked ones (2)
+    const closing = event(type, data, at, masked ? 2 : 1);
     const reserved = expected.requests.get(reservation.id)!;
-    expected.requests.set(reservation.id, { ...reserved, status, cost, release_reason, closed_revision: revisionOf.get(closing.id)! });
+    expected.requests.set(reservation.id, { ...reserved, status, cost, piiFee, release_reason, closed_revision: revisionOf.get(closing.id)! });
     return closing;
   };
 
@@ -131,7 +142,7 @@ function buildLog(): { appends: Array<{ stream: string; events: EventToAppend[] 
         open.set(id, reservation);
         balance(org).reserved += amount;
         minute(at).requests += 1;
-        expected.requests.set(id, { status: 'open', cost: null, endpoint, release_reason: null, reserved_revision: revisionOf.get(reserved.id)!, closed_revision: null });
+        expected.requests.set(id, { status: 'open', cost: null, piiFee: null, endpoint, release_reason: null, reserved_revision: revisionOf.get(reserved.id)!, closed_revision: null });
         // One of three closes in the append that opened it; the others stay open for a later round.
         if (i === 0) events.push(close(reservation, 'settle', 700_000n + BigInt(sequence), at));
       }
@@ -198,9 +209,11 @@ for (const kind of DATABASE_KINDS) {
         })),
       );
 
-      const { rows: requests } = await sql<ExpectedRequest & { request_id: string; cost: string | null }>`
-        select request_id, status, cost::text, endpoint, release_reason, reserved_revision::text, closed_revision::text from requests`.execute(db);
-      expect(new Map(requests.map(({ request_id, cost, ...row }) => [request_id, { ...row, cost: cost === null ? null : BigInt(cost) }]))).to.deep.equal(expected.requests);
+      const { rows: requests } = await sql<ExpectedRequest & { request_id: string; cost: string | null; pii_fee: string | null }>`
+        select request_id, status, cost::text, pii_fee::text, endpoint, release_reason, reserved_revision::text, closed_revision::text from requests`.execute(db);
+      const amount = (value: string | null) => (value === null ? null : BigInt(value));
+      expect(new Map(requests.map(({ request_id, cost, pii_fee, ...row }) => [request_id, { ...row, cost: amount(cost), piiFee: amount(pii_fee) }]))).to.deep.equal(expected.requests);
+      expect([...expected.requests.values()].filter((request) => (request.piiFee ?? 0n) > 0n).length).to.be.greaterThan(0);
       expect(requests.filter((row) => row.status === 'open').length).to.be.greaterThan(0);
       expect(new Set(requests.map((row) => row.endpoint))).to.deep.equal(new Set([null, 'chat', 'messages']));
       expect(new Set(requests.map((row) => row.release_reason))).to.deep.equal(new Set([null, 'provider_error', 'cancelled']));
@@ -210,9 +223,9 @@ for (const kind of DATABASE_KINDS) {
       expect(new Map(minutes.map((row) => [row.minute, { requests: Number(row.requests), errors: Number(row.errors) }]))).to.deep.equal(expected.minutes);
       expect([...expected.minutes.values()].some((counts) => counts.errors > 0)).to.equal(true);
 
-      const { rows: spend } = await sql<{ org_id: string; day: string; key_id: string; space_id: string; model: string; cost: string; requests: string }>`
-        select org_id, to_char(day, 'YYYY-MM-DD') as day, key_id, space_id, model, cost::text, requests::text from spend_daily`.execute(db);
-      expect(new Map(spend.map((row) => [[row.org_id, row.day, row.key_id, row.space_id, row.model].join('|'), { cost: BigInt(row.cost), requests: Number(row.requests) }]))).to.deep.equal(
+      const { rows: spend } = await sql<{ org_id: string; day: string; key_id: string; space_id: string; category: string; model: string; cost: string; requests: string }>`
+        select org_id, to_char(day, 'YYYY-MM-DD') as day, key_id, space_id, category, model, cost::text, requests::text from spend_daily`.execute(db);
+      expect(new Map(spend.map((row) => [[row.org_id, row.day, row.key_id, row.space_id, row.category, row.model].join('|'), { cost: BigInt(row.cost), requests: Number(row.requests) }]))).to.deep.equal(
         expected.spend,
       );
       expect(new Set(spend.map((row) => row.day))).to.deep.equal(new Set(['2026-11-20', '2026-11-21']));

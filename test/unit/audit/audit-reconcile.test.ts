@@ -17,7 +17,7 @@ function log(): LedgerFold {
   const reserve = (reservationId: string, amount: string) =>
     foldAccountEvent(fold, 'org_a', { type: 'FundsReserved', data: { reservationId, endpoint: 'chat', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'm', category: 'text', amount, deadline: time } }, time);
   reserve('gen-1', '1000000000');
-  foldAccountEvent(fold, 'org_a', { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '300000000', usage: createUsage({ inputTokens: 1 }), overrun: '0' } }, time);
+  foldAccountEvent(fold, 'org_a', { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '300000000', usage: createUsage({ inputTokens: 1 }), overrun: '0', piiMaskingFee: '0' } }, time);
   reserve('gen-2', '200000000');
   return fold;
 }

@@ -101,4 +101,30 @@ models:
     const model = parseCatalog(text, { source: 'example' }).models.get('openai/gpt-4o-mini')!;
     expect(model.pricingUsd).to.deep.include({ input_per_mtok: '0.15', output_per_mtok: '0.60' });
   });
+
+  it('gives every text model a PII masking fee: its own, else the catalog\'s pii_masking_fee_usd, else $0.001', () => {
+    const models = `models:
+  - id: openai/a
+    category: text
+    pricing: { input_per_mtok: "1", output_per_mtok: "2" }
+  - id: openai/b
+    category: text
+    pricing: { input_per_mtok: "1", output_per_mtok: "2", pii_masking_fee: "0.0005" }
+  - id: openai/img
+    category: image
+    pricing: { per_image: "0.04" }
+`;
+    const byDefault = parseCatalog(`${providers}${models}`, { source: 'test.yaml' }).models;
+    expect(byDefault.get('openai/a')!.pricing.piiMaskingFee).to.equal(1_000_000n);
+    expect(byDefault.get('openai/a')!.pricingUsd.pii_masking_fee).to.equal('0.001');
+    expect(byDefault.get('openai/b')!.pricing.piiMaskingFee).to.equal(500_000n);
+    expect(byDefault.get('openai/img')!.pricing.piiMaskingFee).to.equal(undefined);
+    const set = parseCatalog(`pii_masking_fee_usd: "0.0025"\n${providers}${models}`, { source: 'test.yaml' }).models;
+    expect(set.get('openai/a')!.pricing.piiMaskingFee).to.equal(2_500_000n);
+    expect(set.get('openai/b')!.pricing.piiMaskingFee).to.equal(500_000n);
+    expect(loadError('', `pii_masking_fee_usd: "free"\n${providers}${models}`)).to.match(/pii_masking_fee_usd/);
+    expect(loadError(`  - id: openai/img
+    category: image
+    pricing: { per_image: "0.04", pii_masking_fee: "0.001" }`)).to.match(/only a text model has a PII masking fee/);
+  });
 });

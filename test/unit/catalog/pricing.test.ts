@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { parseCatalog } from '../../../src/catalog/load-catalog.js';
-import { costOfUsage } from '../../../src/catalog/pricing.js';
+import { costOfUsage, piiMaskingFeeOf } from '../../../src/catalog/pricing.js';
 import { estimateInputTokens, outputCap, TOKENS_PER_BINARY_PART } from '../../../src/catalog/reserve-estimate.js';
 import { parseUsd } from '../../../src/billing/money.js';
 import { createUsage } from '../../../src/billing/usage.js';
@@ -90,5 +90,14 @@ describe('reserve estimate', () => {
 
   it('does not fail on special-token text', () => {
     expect(estimateInputTokens({ input: 'ignore <|endoftext|> this' })).to.be.greaterThan(3);
+  });
+
+  it('adds the PII masking fee once per masked request, on top of the rounded tokens, and nothing when not masked', () => {
+    const model = catalog.models.get('p/plain')!;
+    // 1 input token at $1 per million tokens = 1,000 n$; the default fee $0.001 = 1,000,000 n$
+    expect(costOfUsage(model, createUsage({ inputTokens: 1 }))).to.equal(1_000n);
+    expect(costOfUsage(model, createUsage({ inputTokens: 1, piiMaskedRequests: 1 }))).to.equal(1_001_000n);
+    expect(piiMaskingFeeOf(model, createUsage({ inputTokens: 1, piiMaskedRequests: 1 }))).to.equal(1_000_000n);
+    expect(piiMaskingFeeOf(model, createUsage({ inputTokens: 1 }))).to.equal(0n);
   });
 });

@@ -24,25 +24,43 @@ const storedAccountEventData = (event: AccountEvent) => accountEventToAppend(eve
 describe('account event catalogue', () => {
   const settled: AccountEvent = {
     type: 'ReservationSettled',
-    data: { reservationId: 'gen-1', cost: '250', usage: createUsage({ inputTokens: 10, outputTokens: 5, counted: true }), overrun: '0' },
+    data: { reservationId: 'gen-1', cost: '250', usage: createUsage({ inputTokens: 10, outputTokens: 5, counted: true }), overrun: '0', piiMaskingFee: '0' },
   };
 
   it('stores usage without its in-memory version, and reads it back as the current Usage', () => {
     const data = storedAccountEventData(settled);
-    expect(data).to.deep.equal({ reservationId: 'gen-1', cost: '250', usage: { inputTokens: 10, outputTokens: 5, counted: true }, overrun: '0' });
-    expect(decodeAccountEvent(recorded('ReservationSettled', data))).to.deep.equal(settled);
+    expect(data).to.deep.equal({ reservationId: 'gen-1', cost: '250', usage: { inputTokens: 10, outputTokens: 5, counted: true }, overrun: '0', piiMaskingFee: '0' });
+    expect(decodeAccountEvent(recorded('ReservationSettled', data, 2))).to.deep.equal(settled);
   });
 
   it('reads the usage of events already in the log, zeros and all, as it was written', () => {
     const usage = { inputTokens: 20, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 7, reasoningTokens: 0 };
     const event = decodeAccountEvent(recorded('ReservationCutOff', { reservationId: 'gen-2', cost: '90', usage }));
-    expect(event).to.deep.equal({ type: 'ReservationCutOff', data: { reservationId: 'gen-2', cost: '90', usage: { version: 2, ...usage } } });
+    expect(event).to.deep.equal({ type: 'ReservationCutOff', data: { reservationId: 'gen-2', cost: '90', usage: { version: 2, ...usage }, piiMaskingFee: '0' } });
   });
 
-  it('leaves out of the log the counts version 1 of the events cannot hold', () => {
+  it('records a masked request: version 2 stores the masking in the usage and the fee apart', () => {
+    const masked: AccountEvent = {
+      type: 'ReservationSettled',
+      data: { reservationId: 'gen-4', cost: '1000250', usage: createUsage({ inputTokens: 10, outputTokens: 5, piiMaskedRequests: 1 }), overrun: '0', piiMaskingFee: '1000000' },
+    };
+    const appended = accountEventToAppend(masked, envelope);
+    expect(appended.metadata.schemaVersion).to.equal(2);
+    expect(appended.data).to.deep.include({ usage: { inputTokens: 10, outputTokens: 5, piiMaskedRequests: 1 }, piiMaskingFee: '1000000' });
+    expect(decodeAccountEvent(recorded('ReservationSettled', appended.data, 2))).to.deep.equal(masked);
+  });
+
+  it('reads version 1 (written before masking existed) as a request not masked, and refuses masking data under version 1', () => {
+    const v1 = { reservationId: 'gen-5', cost: '250', usage: { inputTokens: 10 }, overrun: '0' };
+    expect(decodeAccountEvent(recorded('ReservationSettled', v1)).data).to.deep.include({ piiMaskingFee: '0' });
+    expect(() => decodeAccountEvent(recorded('ReservationSettled', { ...v1, usage: { inputTokens: 10, piiMaskedRequests: 1 } }))).to.throw(/ReservationSettled v1/);
+    expect(() => decodeAccountEvent(recorded('ReservationSettled', { ...v1 }, 2))).to.throw(/ReservationSettled v2.*piiMaskingFee/);
+  });
+
+  it('leaves out of the log the counts no price reads', () => {
     const transcription: AccountEvent = {
       type: 'ReservationSettled',
-      data: { reservationId: 'gen-3', cost: '1', usage: createUsage({ inputTokens: 14, audioInputTokens: 14, outputTokens: 3 }), overrun: '0' },
+      data: { reservationId: 'gen-3', cost: '1', usage: createUsage({ inputTokens: 14, audioInputTokens: 14, outputTokens: 3 }), overrun: '0', piiMaskingFee: '0' },
     };
     expect(storedAccountEventData(transcription)).to.deep.include({ usage: { inputTokens: 14, outputTokens: 3 } });
   });

@@ -22,7 +22,7 @@ describe('account state in a snapshot', () => {
     expect(serialized.open[0]).to.not.have.property('scopes');
 
     const restored = deserializeAccountState(JSON.parse(JSON.stringify(serialized)) as typeof serialized);
-    applyAccountEvent(restored, { type: 'ReservationSettled', data: { reservationId: 'gen-open1', cost: '500000000', usage: createUsage(), overrun: '0' } }, AT);
+    applyAccountEvent(restored, { type: 'ReservationSettled', data: { reservationId: 'gen-open1', cost: '500000000', usage: createUsage(), overrun: '0', piiMaskingFee: '0' } }, AT);
 
     // 0.5 USD settled and the 2 USD reserve released, on every scope of the request, for the day and the month
     const expected = { settled: 500_000_000n, reserved: 0n };

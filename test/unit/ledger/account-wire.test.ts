@@ -25,13 +25,14 @@ describe('account commands and outcomes on the account link', () => {
     },
     { type: 'SettleReservation', reservationId: 'gen-abc', cost: 123_456_789n, usage: createUsage({ inputTokens: 10, outputTokens: 3 }) },
     { type: 'CutOffReservation', reservationId: 'gen-abc', cost: 0n, usage: createUsage({ outputTokens: 1, counted: true }) },
+    { type: 'SettleReservation', reservationId: 'gen-masked', cost: 9_007_199_256_740_993n, usage: createUsage({ inputTokens: 1, piiMaskedRequests: 1 }), piiMaskingFee: 9_007_199_254_740_993n },
     { type: 'ReleaseReservation', reservationId: 'gen-abc', reason: 'provider_error' },
     { type: 'ExpireReservation', reservationId: 'gen-abc' },
     { type: 'FenceAccessRules', stream: 'key-key_1', revision: 12n },
   ];
 
   for (const command of commands) {
-    it(`${command.type} arrives as it was sent`, () => {
+    it(`${command.type}${'piiMaskingFee' in command ? ' with a masking fee' : ''} arrives as it was sent`, () => {
       expect(decodeCommand(overTheWire(encodeCommand(command)))).to.deep.equal(command);
     });
   }

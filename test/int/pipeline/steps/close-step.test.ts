@@ -23,9 +23,9 @@ describe('pipeline step: close (real accounts on Postgres)', function () {
   after(() => pipeline?.close());
 
   /** A chat request of up to 100 tokens, reserved: 61,650 n$. */
-  async function reserved(secret: string, requestId: string): Promise<Reserved> {
+  async function reserved(secret: string, requestId: string, masking: 'applied' | 'off' = 'off'): Promise<Reserved> {
     const authenticated = authenticateStep(pipeline.deps, { ...received(chatEndpoint, new MemoryConnection({ authorization: `Bearer ${secret}` })), requestId });
-    const parsed = parseStep({ ...authenticated, masking: 'off', body: { model: 'openai/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] } });
+    const parsed = parseStep({ ...authenticated, masking, body: { model: 'openai/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] } });
     return reserveStep(pipeline.deps, await admitStep(pipeline.deps, await estimateStep(resolveModelStep(pipeline.deps, parsed))));
   }
   const served = (stage: Reserved, outcome: Served['outcome']): Served => ({ ...stage, outcome });
@@ -57,5 +57,24 @@ describe('pipeline step: close (real accounts on Postgres)', function () {
     const closed = await closeStep(pipeline.deps, served(await reserved(secret, 'gen-closeCut'), { closing: { kind: 'cut_off', usage: createUsage({ inputTokens: 12, outputTokens: 3 }) }, providerMs: 1 }));
     expect(closed.cost).to.equal(3_600n);
     expect((await pipeline.core.store.readStream(`account-${orgId}`)).map((event) => event.type)).to.deep.equal(['CreditsAdded', 'FundsReserved', 'ReservationCutOff']);
+  });
+
+  it('charges a masked request its masking fee, settled or cut off, and records the fee apart; a release costs nothing', async () => {
+    const { orgId, secret } = await pipeline.customer(10_000_000n);
+    // reserve 61,650 + the test catalog's fee 2,000,000 = 2,061,650 n$; settle 6,000 (as above) + 2,000,000 = 2,006,000 n$
+    const settled = await closeStep(pipeline.deps, served(await reserved(secret, 'gen-closeMasked', 'applied'), { closing: { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, providerMs: 1 }));
+    expect(settled.cost).to.equal(2_006_000n);
+    // cut off: 3,600 + 2,000,000 = 2,003,600 n$
+    const cut = await closeStep(pipeline.deps, served(await reserved(secret, 'gen-closeMaskedCut', 'applied'), { closing: { kind: 'cut_off', usage: createUsage({ inputTokens: 12, outputTokens: 3 }) }, providerMs: 1 }));
+    expect(cut.cost).to.equal(2_003_600n);
+    const released = await closeStep(pipeline.deps, served(await reserved(secret, 'gen-closeMaskedGone', 'applied'), { closing: { kind: 'release', reason: 'provider_error' }, providerMs: 1 }));
+    expect(released.cost).to.equal(0n);
+    // 10,000,000 − 2,006,000 − 2,003,600 = 5,990,400 n$
+    expect(await pipeline.core.accounts.balance(orgId)).to.deep.equal({ balance: 5_990_400n, reserved: 0n, available: 5_990_400n });
+    const closings = (await pipeline.core.store.readStream(`account-${orgId}`)).filter((event) => event.type === 'ReservationSettled' || event.type === 'ReservationCutOff');
+    expect(closings.map((event) => [event.metadata.schemaVersion, event.data])).to.deep.equal([
+      [2, { reservationId: 'gen-closeMasked', cost: '2006000', usage: { inputTokens: 12, outputTokens: 7, piiMaskedRequests: 1 }, overrun: '0', piiMaskingFee: '2000000' }],
+      [2, { reservationId: 'gen-closeMaskedCut', cost: '2003600', usage: { inputTokens: 12, outputTokens: 3, piiMaskedRequests: 1 }, piiMaskingFee: '2000000' }],
+    ]);
   });
 });

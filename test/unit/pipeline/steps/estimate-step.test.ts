@@ -16,6 +16,14 @@ describe('pipeline step: estimate', () => {
     expect(stage.estimate.rateLimitTokens).to.equal(211);
   });
 
+  it('reserves the PII masking fee with a masked request', async () => {
+    const parsed = parseStep({ ...bodyRead(chatEndpoint, { model: 'openai/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }), masking: 'applied' });
+    const stage = await estimateStep({ ...parsed, model: await testModel('openai/gpt-4o-mini') });
+    // input 11 tokens (as above) × 150 = 1,650; output 100 × 600 = 60,000; the test catalog's fee $0.002 = 2,000,000 n$
+    expect(stage.estimate.worstCase).to.include({ inputTokens: 11, outputTokens: 100, piiMaskedRequests: 1 });
+    expect(stage.amount).to.equal(2_061_650n);
+  });
+
   it('prices n images at the per-image price', async () => {
     const parsed = parseStep(bodyRead(imagesEndpoint, { model: 'openai/gpt-image-1', prompt: 'a lighthouse', n: 3 }));
     const stage = await estimateStep({ ...parsed, model: await testModel('openai/gpt-image-1') });

@@ -18,6 +18,15 @@ describe('pipeline step: masking decided', () => {
     for (const value of ['off', 'FALSE', '0']) expect(maskingStep(text({ 'X-PII-Masking': value }).stage).masking, value).to.equal('off');
   });
 
+  it('applies masking asked for by the header, or by the organization without one, and says so', () => {
+    for (const [headers, piiMasking] of [[{ 'X-PII-Masking': 'on' }, true], [{ 'X-PII-Masking': 'TRUE' }, true], [{ 'X-PII-Masking': '1' }, true], [{}, true]] as const) {
+      const { connection, stage } = text(headers, piiMasking);
+      expect(maskingStep(stage).masking, JSON.stringify(headers)).to.equal('applied');
+      expect(connection.headersSet.get('X-PII-Masking')).to.equal('applied');
+    }
+    expect(maskingStep(text({ 'X-PII-Masking': 'off' }, true).stage).masking).to.equal('off');
+  });
+
   it('refuses on without the option (403), and a value it does not know (400)', () => {
     expect(() => maskingStep(text({ 'X-PII-Masking': 'on' }).stage)).to.throw().with.property('code', 'pii_masking_not_enabled');
     expect(() => maskingStep(text({ 'X-PII-Masking': 'yes' }).stage)).to.throw().with.property('code', 'invalid_pii_masking_header');
