@@ -53,7 +53,8 @@ describe('console in a real browser: PII masking', function () {
     await page().goto(`${harness.gateway.url}/console`);
     await page().getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
     await page().getByRole('button', { name: 'Sign in' }).click();
-    await page().getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+    // the overview is the first page after signing in
+    await page().getByRole('navigation', { name: 'Main' }).waitFor();
     await page().goto(`${harness.gateway.url}/console#/organizations/${orgId}/overview`);
     expect(await page().getByTestId('pii-masking').textContent()).to.equal('off');
     await page().getByRole('button', { name: 'Turn PII masking on' }).click();
@@ -88,7 +89,7 @@ describe('console in a real browser: PII masking', function () {
   });
 
   it('turns the option off; the next request goes to the provider as written', async () => {
-    await page().getByRole('link', { name: 'Overview' }).click();
+    await page().getByRole('navigation', { name: 'Organization' }).getByRole('link', { name: 'Overview' }).click();
     await page().getByRole('button', { name: 'Turn PII masking off' }).click();
     await page().getByTestId('pii-masking').filter({ hasText: 'off' }).waitFor();
     await eventually(async () => {
