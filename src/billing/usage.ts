@@ -17,12 +17,16 @@ export interface UsageV2 {
   readonly cachedInputTokens?: number;
   /** Part of `inputTokens` written to the prompt cache. */
   readonly cacheWriteTokens?: number;
-  /** Part of `inputTokens` that was audio (token-priced transcription models). */
+  /** Part of `cacheWriteTokens` written for an hour (Anthropic's `ephemeral_1h_input_tokens`); the rest for five minutes. */
+  readonly cacheWrite1hTokens?: number;
+  /** Part of `inputTokens` that was audio (token-priced transcription models, audio chat models). */
   readonly audioInputTokens?: number;
   /** The whole output, reasoning included. */
   readonly outputTokens?: number;
   /** Part of `outputTokens` spent on reasoning. */
   readonly reasoningTokens?: number;
+  /** Part of `outputTokens` that was audio (OpenAI's `completion_tokens_details.audio_tokens`). */
+  readonly audioOutputTokens?: number;
   /** Images in the answer: what a per-image price is charged on. */
   readonly images?: number;
   /** Seconds of audio (minute-priced transcription models); may be fractional. */
@@ -47,9 +51,11 @@ const USAGE_FIELDS = [
   'inputTokens',
   'cachedInputTokens',
   'cacheWriteTokens',
+  'cacheWrite1hTokens',
   'audioInputTokens',
   'outputTokens',
   'reasoningTokens',
+  'audioOutputTokens',
   'images',
   'audioSeconds',
   'videoSeconds',

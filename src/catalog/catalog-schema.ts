@@ -19,16 +19,45 @@ export const providerEntrySchema = z.strictObject({
   timeout_ms: z.number().int().positive().optional(),
 });
 
-export const pricingSchema = z.strictObject({
+/** One set of rates; a rate left out falls back as the operator guide says ("Prices"), never to free. */
+const rateFields = {
   input_per_mtok: usd.optional(),
   output_per_mtok: usd.optional(),
   cached_input_per_mtok: usd.optional(),
+  /** Cache writes kept five minutes (every cache write when `cache_write_1h_per_mtok` is absent). */
   cache_write_per_mtok: usd.optional(),
+  /** Cache writes kept an hour (Anthropic's `ephemeral_1h_input_tokens`). */
+  cache_write_1h_per_mtok: usd.optional(),
+  audio_input_per_mtok: usd.optional(),
+  audio_output_per_mtok: usd.optional(),
   per_image: usd.optional(),
   per_audio_minute: usd.optional(),
   per_video_second: usd.optional(),
+};
+
+/** A service tier's name as providers spell it (`flex`, `priority`, `scale`…); `auto` and `default` are the standard rates. */
+export const SERVICE_TIER_NAME = /^[a-z][a-z0-9_-]*$/;
+const STANDARD_TIERS = new Set(['auto', 'default']);
+
+export const tierRatesSchema = z.strictObject(rateFields);
+
+export const pricingSchema = z.strictObject({
+  ...rateFields,
   /** PII masking's fee per masked request (text models); filled from the catalog's `pii_masking_fee_usd` when not set. */
   pii_masking_fee: usd.optional(),
+  /**
+   * The rates of a provider's service tiers, by tier name: a request with `service_tier` is priced at its
+   * tier's rates, each rate the tier leaves out at the standard one. A tier not listed is refused.
+   */
+  service_tiers: z
+    .record(z.string(), tierRatesSchema)
+    .superRefine((tiers, context) => {
+      for (const name of Object.keys(tiers)) {
+        if (STANDARD_TIERS.has(name)) context.addIssue({ code: 'custom', path: [name], message: 'auto and default are the standard rates and are not listed' });
+        else if (!SERVICE_TIER_NAME.test(name)) context.addIssue({ code: 'custom', path: [name], message: 'a tier name is lowercase letters, digits, _ and -' });
+      }
+    })
+    .optional(),
 });
 
 export const modelEntrySchema = z.strictObject({
@@ -63,6 +92,7 @@ export const catalogFileSchema = z.strictObject({
 export type ProviderEntry = z.infer<typeof providerEntrySchema>;
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export type PricingEntry = z.infer<typeof pricingSchema>;
+export type TierRatesEntry = z.infer<typeof tierRatesSchema>;
 
 /** Which prices a category must have (a model with a missing price is never served free). */
 export const REQUIRED_PRICES: Record<ModelCategory, ReadonlyArray<ReadonlyArray<keyof PricingEntry>>> = {

@@ -14,17 +14,27 @@ export interface Provider {
   readonly timeoutMs: number;
 }
 
-/** Prices in nanodollars: per million tokens, or per item (image, audio minute, video second). */
+/**
+ * Prices in nanodollars: per million tokens, or per item (image, audio minute, video second). A rate left
+ * out falls back as the operator guide says ("Prices": a cache read at the input rate, say), never to free.
+ */
 export interface Pricing {
   readonly inputPerMillion?: Nanodollars;
   readonly outputPerMillion?: Nanodollars;
   readonly cachedInputPerMillion?: Nanodollars;
+  /** Cache writes kept five minutes (every cache write when the model has no hour rate). */
   readonly cacheWritePerMillion?: Nanodollars;
+  /** Cache writes kept an hour (Anthropic's 1-hour cache). */
+  readonly cacheWrite1hPerMillion?: Nanodollars;
+  readonly audioInputPerMillion?: Nanodollars;
+  readonly audioOutputPerMillion?: Nanodollars;
   readonly perImage?: Nanodollars;
   readonly perAudioMinute?: Nanodollars;
   readonly perVideoSecond?: Nanodollars;
   /** Per masked request (spec 1.5); set on every text model, the only kind a request can be masked for. */
   readonly piiMaskingFee?: Nanodollars;
+  /** Rates of the provider's service tiers (`flex`, `priority`, …) that differ from these, by tier. */
+  readonly serviceTiers?: Readonly<Record<string, Omit<Pricing, 'serviceTiers' | 'piiMaskingFee'>>>;
 }
 
 export interface VideoOptions {

@@ -1,13 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { parseUsd } from '../billing/money.js';
 import {
   catalogFileSchema,
   modelEntrySchema,
   REQUIRED_PRICES,
   type ModelEntry,
-  type PricingEntry,
   type ProviderEntry,
   type TextFormat,
 } from './catalog-schema.js';
@@ -16,9 +14,9 @@ import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   type Catalog,
   type CatalogModel,
-  type Pricing,
   type Provider,
 } from './catalog.js';
+import { pricingFromEntry } from './pricing.js';
 
 /** A catalog that must not be served; the message names the file and the entry at fault. */
 export class CatalogError extends Error {
@@ -80,6 +78,7 @@ export function parseCatalog(text: string, options: ParseCatalogOptions): Catalo
     if (missing) return fail(label, `a ${entry.category} model needs pricing.${missing}`);
     if (entry.category === 'video' && !entry.video) return fail(label, 'a video model needs video: {seconds, sizes}');
     if (entry.category !== 'text' && entry.pricing.pii_masking_fee !== undefined) return fail(label, 'only a text model has a PII masking fee: masking covers text only');
+    if (entry.category !== 'text' && entry.pricing.service_tiers !== undefined) return fail(label, 'only a text model has service tiers: service_tier is a text request\'s parameter');
     if (entry.category !== 'text' && TEXT_ONLY_KINDS.has(provider.kind)) {
       return fail(label, `a ${entry.category} model cannot be served by provider "${providerName}": providers of kind ${provider.kind} offer text models only`);
     }
@@ -118,7 +117,7 @@ function toModel(entry: ModelEntry, provider: Provider, defaultCreated: number):
     maxOutputTokens: entry.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     contextLength: entry.context_length,
     created: entry.created ?? defaultCreated,
-    pricing: toPricing(entry.pricing),
+    pricing: pricingFromEntry(entry.pricing),
     pricingUsd: entry.pricing,
     capabilities: entry.capabilities,
     dropParams: entry.drop_params,
@@ -127,20 +126,6 @@ function toModel(entry: ModelEntry, provider: Provider, defaultCreated: number):
       sizes: entry.video.sizes,
       aspectRatios: entry.video.aspect_ratios,
     },
-  };
-}
-
-function toPricing(entry: PricingEntry): Pricing {
-  const price = (value: string | undefined) => (value === undefined ? undefined : parseUsd(value));
-  return {
-    inputPerMillion: price(entry.input_per_mtok),
-    outputPerMillion: price(entry.output_per_mtok),
-    cachedInputPerMillion: price(entry.cached_input_per_mtok),
-    cacheWritePerMillion: price(entry.cache_write_per_mtok),
-    perImage: price(entry.per_image),
-    perAudioMinute: price(entry.per_audio_minute),
-    perVideoSecond: price(entry.per_video_second),
-    piiMaskingFee: price(entry.pii_masking_fee),
   };
 }
 

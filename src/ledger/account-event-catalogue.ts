@@ -8,13 +8,13 @@ import type { AccountEvent } from './account-events.js';
 
 /**
  * The stored shapes of the account events; see account-events.ts for their meaning. The stored usage is
- * the gateway's Usage without its `version` (the event's schema version says what its data means) and
- * without `audioInputTokens`, which no price reads yet.
+ * the gateway's Usage without its `version` (the event's schema version says what its data means).
  *
  * `FundsReserved` is at version 2: it names the endpoint that reserved (version 1 reads as no endpoint).
  * Version 2 of the two events that carry usage (`ReservationSettled`, `ReservationCutOff`) records PII
  * masking: the usage's `piiMaskedRequests` and the part of the cost that is the masking fee,
- * `piiMaskingFee`, so the spend report and the audit can show the fee as its own type. Version 1 was
+ * `piiMaskingFee`, so the spend report and the audit can show the fee as its own type; and every token
+ * kind a price reads (one-hour cache writes, audio input and output tokens). Version 1 was
  * written before masking existed: its upcaster says no request was masked and no fee was charged. A reader
  * of version 1 refuses the new fields (its schema is strict), so every instance reading the log must run a
  * version that knows version 2 before one writes it.
@@ -31,7 +31,7 @@ const usageV1 = z.strictObject({
   videoSeconds: count,
   counted: z.boolean().optional(),
 });
-const usage = usageV1.extend({ piiMaskedRequests: count });
+const usage = usageV1.extend({ piiMaskedRequests: count, cacheWrite1hTokens: count, audioInputTokens: count, audioOutputTokens: count });
 const reservationId = z.string().min(1);
 const fundsReservedV1 = z.strictObject({
   reservationId,
@@ -110,6 +110,6 @@ export function accountEventToAppend(event: AccountEvent, envelope: { id: string
 }
 
 function storedUsage(value: Usage): StoredUsage {
-  const { version: _version, audioInputTokens: _notStored, ...counts } = createUsage(value);
+  const { version: _version, ...counts } = createUsage(value);
   return counts;
 }

@@ -179,7 +179,7 @@ export class VideoWorker {
     if (state.status === 'completed' && !model) this.deps.logger.error({ videoId, model: state.model }, 'a completed video job is released unbilled: its model left the catalog');
     if (model) {
       const usage = createUsage({ videoSeconds: state.deliveredSeconds ?? state.seconds });
-      charged = costOfUsage(model, usage);
+      charged = costOfUsage(model.pricing, usage);
       await this.deps.accounts.execute(orgId, { type: 'SettleReservation', reservationId: videoId, cost: charged, usage }, CAUSED_BY);
     } else {
       await this.deps.accounts.execute(orgId, { type: 'ReleaseReservation', reservationId: videoId, reason: 'video_failed' }, CAUSED_BY);

@@ -170,7 +170,7 @@ for (const setup of SETUPS) {
 
     /** The log of the organization: 50 reservations of the computed amount, each settled exactly once. */
     async function expectLedger(orgId: string, credits: bigint): Promise<void> {
-      const cost = costOfUsage(model, createUsage({ inputTokens: DEFAULT_USAGE.inputTokens, outputTokens: DEFAULT_USAGE.outputTokens }));
+      const cost = costOfUsage(model.pricing, createUsage({ inputTokens: DEFAULT_USAGE.inputTokens, outputTokens: DEFAULT_USAGE.outputTokens }));
       // settling follows the answer, and readAll shows an event once older transactions have ended
       await eventually(async () => {
         const events = (await store.readStream(`account-${orgId}`)).map(decodeAccountEvent);

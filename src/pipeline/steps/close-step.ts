@@ -1,5 +1,5 @@
 import type { CatalogModel } from '../../catalog/catalog.js';
-import { costOfUsage, piiMaskingFeeOf } from '../../catalog/pricing.js';
+import { chargeOf } from '../../catalog/pricing.js';
 import type { BodyKind, EndpointRequest } from '../../endpoints/endpoint-spec.js';
 import type { Accounts } from '../../ledger/accounts.js';
 import type { Logger } from '../../logger.js';
@@ -41,7 +41,8 @@ const MAX_BACKOFF_MS = 2_000;
 
 /** What a request is charged for its usage, with the part of it that is the masking fee recorded apart. */
 function charge(model: CatalogModel, usage: Usage) {
-  return { cost: costOfUsage(model, usage), piiMaskingFee: piiMaskingFeeOf(model, usage), usage };
+  const { cost, piiMaskingFee } = chargeOf(model.pricing, usage);
+  return { cost, piiMaskingFee, usage };
 }
 
 /** Returns the cost charged (0 for a release, and when the close was left to the sweeper). */

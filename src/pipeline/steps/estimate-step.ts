@@ -12,5 +12,5 @@ export async function estimateStep<Request extends EndpointRequest, Kind extends
   const { spec, request, model, body, masking } = stage;
   const endpointEstimate = await spec.estimate(request, model, body);
   const estimate = masking === 'applied' ? { ...endpointEstimate, worstCase: withPiiMasking(endpointEstimate.worstCase) } : endpointEstimate;
-  return { ...stage, estimate, amount: costOfUsage(model, estimate.worstCase) };
+  return { ...stage, estimate, amount: costOfUsage(model.pricing, estimate.worstCase) };
 }

@@ -62,22 +62,22 @@ describe('money: formatting edge cases', () => {
 describe('money: rounding up once', () => {
   it('rounds a total one millionth of a nanodollar over a whole nanodollar up to the next one', () => {
     // 1,000,001 tokens at 1 n$/Mtok = 1.000001 n$ → 2 n$; exactly 1,000,000 tokens = 1 n$, not 2.
-    expect(new CostAccumulator().addPerMillion(1_000_001, 1n).total()).to.equal(2n);
-    expect(new CostAccumulator().addPerMillion(1_000_000, 1n).total()).to.equal(1n);
+    expect(new CostAccumulator().addPerMillion('input', 1_000_001, 1n).total()).to.equal(2n);
+    expect(new CostAccumulator().addPerMillion('input', 1_000_000, 1n).total()).to.equal(1n);
   });
 
   it('rounds a fraction of an item up in millionths of a nanodollar, so the total stays an upper bound', () => {
     // 2,000,001 / 2,000,000 of an item at 1 n$ = 1.0000005 n$ = 1,000,000.5 millionths → 1,000,001 → 2 n$.
     // Rounding that part down would give 1,000,000 millionths = exactly 1 n$.
-    expect(new CostAccumulator().addFraction(2_000_001n, 2_000_000n, 1n).total()).to.equal(2n);
+    expect(new CostAccumulator().addFraction('media', 2_000_001n, 2_000_000n, 1n).total()).to.equal(2n);
     // 60,000 ms of 60,000 at $0.006 = 6,000,000 n$ exactly: no rounding at all.
-    expect(new CostAccumulator().addFraction(60_000n, 60_000n, 6_000_000n).total()).to.equal(6_000_000n);
+    expect(new CostAccumulator().addFraction('media', 60_000n, 60_000n, 6_000_000n).total()).to.equal(6_000_000n);
   });
 
   it('adds parts of every kind into one total', () => {
     // 10 tokens at $2/Mtok = 20,000 n$; 2 images at 40,000,000 n$ = 80,000,000 n$;
     // 1,500 ms at 6,000,000 n$ a minute = 1,500 × 6,000,000 / 60,000 = 150,000 n$. Sum 80,170,000 n$.
-    const total = new CostAccumulator().addPerMillion(10n, 2_000_000_000n).addPerItem(2n, 40_000_000n).addFraction(1_500n, 60_000n, 6_000_000n).total();
+    const total = new CostAccumulator().addPerMillion('input', 10n, 2_000_000_000n).addPerItem('media', 2n, 40_000_000n).addFraction('media', 1_500n, 60_000n, 6_000_000n).total();
     expect(total).to.equal(80_170_000n);
   });
 });

@@ -25,16 +25,16 @@ describe('money', () => {
 
   it('sums cost parts exactly and rounds up once per request', () => {
     // 400,000 tokens at 1 nanodollar per million tokens = 0.4 nanodollars a part; two parts sum to 0.8 → 1, not 2.
-    const cost = new CostAccumulator().addPerMillion(400_000, 1n).addPerMillion(400_000, 1n).total();
+    const cost = new CostAccumulator().addPerMillion('input', 400_000, 1n).addPerMillion('input', 400_000, 1n).total();
     expect(cost).to.equal(1n);
     // 3 tokens at $0.15/Mtok = 450 nanodollars
-    expect(new CostAccumulator().addPerMillion(3, parseUsd('0.15')).total()).to.equal(450n);
+    expect(new CostAccumulator().addPerMillion('input', 3, parseUsd('0.15')).total()).to.equal(450n);
     expect(new CostAccumulator().total()).to.equal(0n);
     // 1,000,000 tokens at $0.60/Mtok is exactly $0.60.
-    expect(new CostAccumulator().addPerMillion(1_000_000, parseUsd('0.60')).total()).to.equal(600_000_000n);
+    expect(new CostAccumulator().addPerMillion('input', 1_000_000, parseUsd('0.60')).total()).to.equal(600_000_000n);
     // 3 images at $0.04
-    expect(new CostAccumulator().addPerItem(3, parseUsd('0.04')).total()).to.equal(120_000_000n);
+    expect(new CostAccumulator().addPerItem('media', 3, parseUsd('0.04')).total()).to.equal(120_000_000n);
     // 90 s of audio at $0.006/min = $0.009
-    expect(new CostAccumulator().addFraction(90_000n, 60_000n, parseUsd('0.006')).total()).to.equal(9_000_000n);
+    expect(new CostAccumulator().addFraction('media', 90_000n, 60_000n, parseUsd('0.006')).total()).to.equal(9_000_000n);
   });
 });

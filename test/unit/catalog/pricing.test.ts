@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { parseCatalog } from '../../../src/catalog/load-catalog.js';
-import { costOfUsage, piiMaskingFeeOf } from '../../../src/catalog/pricing.js';
+import { chargeOf, costOfUsage } from '../../../src/catalog/pricing.js';
 import { estimateInputTokens, outputCap, TOKENS_PER_BINARY_PART } from '../../../src/catalog/reserve-estimate.js';
 import { parseUsd } from '../../../src/billing/money.js';
 import { createUsage } from '../../../src/billing/usage.js';
@@ -37,31 +37,31 @@ const model = (id: string) => catalog.models.get(id)!;
 describe('pricing', () => {
   it('prices input, cache reads, cache writes and output at their own rates', () => {
     // 1,000 input of which 600 cached and 100 cache-write; 200 output
-    const cost = costOfUsage(model('p/text'), createUsage({ inputTokens: 1000, cachedInputTokens: 600, cacheWriteTokens: 100, outputTokens: 200 }));
+    const cost = costOfUsage(model('p/text').pricing, createUsage({ inputTokens: 1000, cachedInputTokens: 600, cacheWriteTokens: 100, outputTokens: 200 }));
     // 300×3 + 600×0.30 + 100×3.75 + 200×15 = 900 + 180 + 375 + 3000 = 4455 $/Mtok·tok → $0.004455
     expect(cost).to.equal(parseUsd('0.004455'));
   });
 
   it('prices cache tokens at the input rate when the model has no cache prices', () => {
-    expect(costOfUsage(model('p/plain'), createUsage({ inputTokens: 1000, cachedInputTokens: 600, outputTokens: 10 }))).to.equal(parseUsd('0.00102'));
+    expect(costOfUsage(model('p/plain').pricing, createUsage({ inputTokens: 1000, cachedInputTokens: 600, outputTokens: 10 }))).to.equal(parseUsd('0.00102'));
   });
 
   it('rounds up to a whole nanodollar once', () => {
-    expect(costOfUsage(model('p/plain'), createUsage({ inputTokens: 1 }))).to.equal(1000n); // $1/Mtok = 1,000 nanodollars a token
-    expect(costOfUsage(model('p/cheap'), createUsage({ inputTokens: 1, outputTokens: 1 }))).to.equal(1n); // 0.1 + 0.2 nanodollars → 1
+    expect(costOfUsage(model('p/plain').pricing, createUsage({ inputTokens: 1 }))).to.equal(1000n); // $1/Mtok = 1,000 nanodollars a token
+    expect(costOfUsage(model('p/cheap').pricing, createUsage({ inputTokens: 1, outputTokens: 1 }))).to.equal(1n); // 0.1 + 0.2 nanodollars → 1
   });
 
   it('prices images, audio minutes and video seconds', () => {
-    expect(costOfUsage(model('p/img'), createUsage({ images: 3 }))).to.equal(parseUsd('0.12'));
-    expect(costOfUsage(model('p/stt'), createUsage({ audioSeconds: 30 }))).to.equal(parseUsd('0.003'));
-    expect(costOfUsage(model('p/vid'), createUsage({ videoSeconds: 8 }))).to.equal(parseUsd('0.8'));
+    expect(costOfUsage(model('p/img').pricing, createUsage({ images: 3 }))).to.equal(parseUsd('0.12'));
+    expect(costOfUsage(model('p/stt').pricing, createUsage({ audioSeconds: 30 }))).to.equal(parseUsd('0.003'));
+    expect(costOfUsage(model('p/vid').pricing, createUsage({ videoSeconds: 8 }))).to.equal(parseUsd('0.8'));
   });
 });
 
 describe('reserve estimate', () => {
   // a text reserve is the price of its worst case: the input, and the output cap up to the ceiling
   const textReserve = (name: string, inputTokens: number, cap: number | undefined) =>
-    costOfUsage(model(name), createUsage({ inputTokens, outputTokens: outputCap(model(name), cap) }));
+    costOfUsage(model(name).pricing, createUsage({ inputTokens, outputTokens: outputCap(model(name), cap) }));
 
   it('reserves input + the request cap × output price', () => {
     expect(textReserve('p/text', 100, 50)).to.equal(parseUsd('0.00105')); // 100×3 + 50×15
@@ -95,9 +95,9 @@ describe('reserve estimate', () => {
   it('adds the PII masking fee once per masked request, on top of the rounded tokens, and nothing when not masked', () => {
     const model = catalog.models.get('p/plain')!;
     // 1 input token at $1 per million tokens = 1,000 n$; the default fee $0.001 = 1,000,000 n$
-    expect(costOfUsage(model, createUsage({ inputTokens: 1 }))).to.equal(1_000n);
-    expect(costOfUsage(model, createUsage({ inputTokens: 1, piiMaskedRequests: 1 }))).to.equal(1_001_000n);
-    expect(piiMaskingFeeOf(model, createUsage({ inputTokens: 1, piiMaskedRequests: 1 }))).to.equal(1_000_000n);
-    expect(piiMaskingFeeOf(model, createUsage({ inputTokens: 1 }))).to.equal(0n);
+    expect(costOfUsage(model.pricing, createUsage({ inputTokens: 1 }))).to.equal(1_000n);
+    expect(costOfUsage(model.pricing, createUsage({ inputTokens: 1, piiMaskedRequests: 1 }))).to.equal(1_001_000n);
+    expect(chargeOf(model.pricing, createUsage({ inputTokens: 1, piiMaskedRequests: 1 })).piiMaskingFee).to.equal(1_000_000n);
+    expect(chargeOf(model.pricing, createUsage({ inputTokens: 1 })).piiMaskingFee).to.equal(0n);
   });
 });
