@@ -46,7 +46,9 @@ const LAYERS = [
   { videos: '^src/videos/' },
   // The features, in three tiers so that the ones that import each other do so one way only.
   { access: '^src/access/' },
-  { ledger: '^src/ledger/', providers: '^src/providers/' },
+  // prices: the price versions of every model (an event stream), which the pipeline, the video jobs and the
+  // audit price at; built on the catalog's rates and the event store.
+  { ledger: '^src/ledger/', providers: '^src/providers/', prices: '^src/prices/' },
   { formats: '^src/formats/', catalog: '^src/catalog/' },
   // Adapters to the outside, then the database they may share. The admin client is the CLIs' adapter to a
   // running gateway (its admin API over HTTP, and how to find the gateway that holds the data directory):

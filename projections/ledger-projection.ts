@@ -29,7 +29,8 @@ import {
  * statements whatever its size (ledger-rows.ts).
  *
  * Version 2 added the request log's endpoint, release reason and event revisions, requests_per_minute and
- * the indexes the console's request log pages by; version 3 the `pii` spend rows and `requests.pii_fee`. A
+ * the indexes the console's request log pages by; version 3 the `pii` spend rows and `requests.pii_fee`;
+ * version 4 the price version (and tier) of each request and spend row, and the cost split by kind. A
  * generation of an older version is rebuilt from the log.
  */
 const CLOSED_STATUS = { ReservationSettled: 'settled', ReservationCutOff: 'cut_off', ReservationReleased: 'released', ReservationExpired: 'expired' } as const;
@@ -38,7 +39,7 @@ const minuteOf = (at: string) => `${new Date(at).toISOString().slice(0, 16)}:00.
 
 export const ledgerProjection = defineProjection({
   name: 'ledger',
-  version: 3,
+  version: 4,
   handles: accountEventDefinitions,
   tables: LEDGER_TABLES,
   setup: createLedgerTables,
@@ -80,6 +81,8 @@ export const ledgerProjection = defineProjection({
             endpoint: data.endpoint,
             model: data.model,
             category: data.category,
+            price_version: data.priceVersion,
+            service_tier: data.serviceTier,
             reserved: data.amount,
             deadline: data.deadline,
             status: 'open',
@@ -87,6 +90,7 @@ export const ledgerProjection = defineProjection({
             cost: null,
             overrun: null,
             pii_fee: null,
+            cost_by_kind: null,
             usage: null,
             reserved_at: at,
             closed_at: null,
@@ -116,6 +120,7 @@ export const ledgerProjection = defineProjection({
           row.overrun = event.type === 'ReservationSettled' ? event.data.overrun : '0';
           row.pii_fee = String(piiFee);
           row.usage = charged ? JSON.stringify(event.data.usage) : null;
+          row.cost_by_kind = charged ? JSON.stringify(event.data.costByKind) : null;
           row.closed_at = at;
           row.closed_revision = String(event.revision);
           if (!opened.has(id)) closedEarlier.push(row);
@@ -123,7 +128,7 @@ export const ledgerProjection = defineProjection({
           const balance = balanceOf(orgId, at);
           balance.settled += BigInt(cost);
           balance.reserved -= BigInt(row.reserved);
-          addSpend(spend, row, row.category as ModelCategory, BigInt(cost) - piiFee, 1);
+          addSpend(spend, row, row.category as ModelCategory, BigInt(cost) - piiFee, 1, charged ? event.data.costByKind : {});
           if (piiFee > 0n) addSpend(spend, row, 'pii', piiFee, 0);
           break;
         }

@@ -10,13 +10,26 @@ import { sql, type Transaction } from 'kysely';
  * - `requests_per_minute`: requests by the UTC minute they were reserved, with how many of them ended in an
  *   error, for the overview's last hour (read from here, every instance's traffic counts);
  * - `spend_daily`: settled cost and request counts per organization, UTC day, key, employee, team, space,
- *   type and model. Monthly figures and every grouping of the spend report are sums over it.
+ *   type, model and price version (0: charged before prices were versioned), with the cost split by kind
+ *   (`<kind>_cost`; a charge recorded without a split adds to none of them). Monthly figures and every
+ *   grouping of the spend report are sums over it.
  *
  * Indexes of the request log: its pages are read newest first by keyset, `(reserved_at, request_id)` below
  * the last row shown, never with an offset, across all organizations, per organization and per key (the
  * filter most asked for); the other filters (model, space, status, endpoint) narrow the rows those walk.
  */
 export const LEDGER_TABLES = ['balances', 'requests', 'requests_per_minute', 'spend_daily'] as const;
+
+/** The kinds a charge is split into (billing/money.ts COST_KINDS), as `spend_daily`'s columns name them. */
+export const KIND_COLUMNS = {
+  input: 'input_cost',
+  cachedInput: 'cached_input_cost',
+  cacheWrite: 'cache_write_cost',
+  output: 'output_cost',
+  reasoning: 'reasoning_cost',
+  audio: 'audio_cost',
+  media: 'media_cost',
+} as const;
 
 export async function createLedgerTables(trx: Transaction<object>): Promise<void> {
   await sql`create table balances (
@@ -37,6 +50,8 @@ export async function createLedgerTables(trx: Transaction<object>): Promise<void
     endpoint text,
     model text not null,
     category text not null,
+    price_version integer,
+    service_tier text,
     reserved numeric not null,
     deadline timestamptz not null,
     status text not null,
@@ -44,6 +59,7 @@ export async function createLedgerTables(trx: Transaction<object>): Promise<void
     cost numeric,
     overrun numeric,
     pii_fee numeric,
+    cost_by_kind jsonb,
     usage jsonb,
     reserved_at timestamptz not null,
     closed_at timestamptz,
@@ -68,9 +84,17 @@ export async function createLedgerTables(trx: Transaction<object>): Promise<void
     space_id text not null default '',
     category text not null,
     model text not null,
+    price_version integer not null default 0,
     cost numeric not null,
     requests bigint not null,
-    primary key (org_id, day, key_id, employee_id, team_id, space_id, category, model)
+    input_cost numeric not null default 0,
+    cached_input_cost numeric not null default 0,
+    cache_write_cost numeric not null default 0,
+    output_cost numeric not null default 0,
+    reasoning_cost numeric not null default 0,
+    audio_cost numeric not null default 0,
+    media_cost numeric not null default 0,
+    primary key (org_id, day, key_id, employee_id, team_id, space_id, category, model, price_version)
   )`.execute(trx);
   // The overview sums a day or a month over every organization: by day, not through the primary key's org_id.
   await sql`create index spend_daily_by_day on spend_daily (day)`.execute(trx);

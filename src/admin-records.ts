@@ -112,14 +112,37 @@ export interface PageRecord<T> extends ListRecord<T> {
 }
 
 /** A model's prices as the catalog writes them: USD decimal strings, per million tokens or per item. */
-export interface ModelPricingRecord {
+export interface ModelRatesRecord {
   input_per_mtok?: string;
   output_per_mtok?: string;
   cached_input_per_mtok?: string;
   cache_write_per_mtok?: string;
+  cache_write_1h_per_mtok?: string;
+  audio_input_per_mtok?: string;
+  audio_output_per_mtok?: string;
   per_image?: string;
   per_audio_minute?: string;
   per_video_second?: string;
+}
+
+/** A model's rates, USD strings as the catalog writes them (docs/operator-guide.md, "Prices"). */
+export interface ModelPricingRecord extends ModelRatesRecord {
+  pii_masking_fee?: string;
+  /** The rates of the provider's service tiers that differ from the standard ones. */
+  service_tiers?: Record<string, ModelRatesRecord>;
+}
+
+/** One price version of a model (`GET /admin/v1/models/{id}/prices`). */
+export interface PriceVersionRecord {
+  object: 'model.price';
+  model: string;
+  version: number;
+  effective_at: string;
+  /** `catalog`: recorded from the catalog file; `admin`: set through the admin API. */
+  source: 'catalog' | 'admin';
+  /** In force now; a version whose time has not come is `scheduled`, one replaced `superseded`. */
+  status: 'in_force' | 'scheduled' | 'superseded';
+  pricing: ModelPricingRecord;
 }
 
 /** A catalog model in `GET /models`: the entry `GET /v1/models` lists for a key, every model here. */
@@ -133,14 +156,35 @@ export interface ModelRecord {
   context_length: number | null;
   /** The output ceiling a reserve assumes when a request sets no cap (text models; null for others). */
   max_output_tokens: number | null;
+  /** The price in force: its rates, its version (src/prices) and since when; null for a model without one. */
   pricing: ModelPricingRecord;
+  pricing_version: number | null;
+  pricing_effective_at: string | null;
   capabilities: readonly string[];
   video?: { seconds: readonly number[]; sizes: readonly string[]; aspect_ratios: readonly string[] };
 }
 
-/** What spend is grouped by; `day` only in the spend report, the daily spend is per day already. */
-export type SpendGroup = 'key' | 'model' | 'space' | 'day' | 'type';
-export type DailySpendGroup = Exclude<SpendGroup, 'day'>;
+/**
+ * What spend is grouped by; `day` and `price_version` (`<model>@v<n>`) only in the spend report and the
+ * audit, the daily spend is per day already.
+ */
+export type SpendGroup = 'key' | 'model' | 'space' | 'day' | 'type' | 'price_version';
+export type DailySpendGroup = Exclude<SpendGroup, 'day' | 'price_version'>;
+
+/**
+ * Spend split by kind, USD strings: input (uncached, text), cached input (cache reads), cache writes,
+ * output (text), reasoning, audio (in and out) and media (images, audio minutes, video seconds). The PII
+ * masking fee is the type `pii`, no kind; a charge recorded before charges were split adds to no kind.
+ */
+export interface SpendByKindRecord {
+  input_usd: string;
+  cached_input_usd: string;
+  cache_write_usd: string;
+  output_usd: string;
+  reasoning_usd: string;
+  audio_usd: string;
+  media_usd: string;
+}
 
 /** One group's spend, under the group's name as its field (`{"model": "openai/gpt-4o-mini", …}`); null: none (no space). */
 export type SpendFiguresRecord<Group extends string> = Partial<Record<Group, string | null>> & { cost_usd: string; requests: number };
@@ -151,8 +195,9 @@ export interface SpendReportRecord {
   from: string;
   to: string;
   group_by: SpendGroup;
-  data: SpendFiguresRecord<SpendGroup>[];
+  data: Array<SpendFiguresRecord<SpendGroup> & { cost_by_kind: SpendByKindRecord }>;
   total_usd: string;
+  total_by_kind: SpendByKindRecord;
 }
 
 export interface DailySpendRecord {
@@ -196,6 +241,7 @@ interface CountAndAmount {
 export interface AuditFiguresRecord {
   requests: number;
   spend_usd: string;
+  spend_by_kind: SpendByKindRecord;
   open_reservations: CountAndAmount;
   overruns: CountAndAmount;
   cut_offs: CountAndAmount;

@@ -9,6 +9,7 @@ import { resolveAdminToken } from './admin/admin-token.js';
 import { announceGateway } from './admin-client/running-gateway.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { CatalogError } from './catalog/load-catalog.js';
+import { PriceBook } from './prices/price-book.js';
 import { ConfigError, loadConfig, runtimeMode, type Config } from './config.js';
 import { openCore, type Core } from './core.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
@@ -48,6 +49,8 @@ export interface Gateway extends Pick<Core, 'database' | 'store' | 'accounts' | 
   readonly url: string;
   readonly server: Server;
   readonly catalog: CatalogStore;
+  /** Every model's price versions (the catalog's recorded at start and on each reload, and the admin API's). */
+  readonly prices: PriceBook;
   readonly adminToken: string | undefined;
   /** Stops accepting, lets in-flight requests finish (up to SHUTDOWN_GRACE_MS), then closes the pools. */
   stop(): Promise<void>;
@@ -62,7 +65,6 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   const clock = options.clock ?? systemClock;
   const mode = runtimeMode(config);
-  const catalog = await CatalogStore.open(config.CATALOG_FILE, logger);
   loadTokenCounter(); // its vocabulary now, not in the first request's time
   const metrics = new GatewayMetrics();
   const core = await openCore(config, logger, clock, {
@@ -74,6 +76,12 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const closeResources = () => core.close();
 
   try {
+    // The catalog's prices are recorded as price versions before it serves (at start and on each reload).
+    const prices = new PriceBook(store, logger);
+    core.track(() => prices.stop());
+    await prices.start();
+    const catalog = await CatalogStore.open(config.CATALOG_FILE, logger, (loaded) => prices.recordCatalog(loaded, clock.now()));
+
     // Read models follow the log in the background (one writer per projection across instances), here or
     // in a projection worker; the tables exist from the first start either way, for the admin reports.
     for (const projection of projections) {
@@ -94,7 +102,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const providers = new UndiciProviderClient();
     core.track(() => providers.close());
     const videoJobs = VideoJobs.create({
-      store, accounts, directory, catalog, providers, clock, logger,
+      store, accounts, directory, catalog, prices, providers, clock, logger,
       reads: videoJobReadsFrom(database.kysely),
       submits: config.VIDEO_WORKER === 'on',
     });
@@ -118,7 +126,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     }
 
     const counters = { rateLimitSettleFailures: 0 };
-    const pipeline = { catalog, directory, accounts, rateLimiter: core.rateLimiter, providers, inFlight: new InFlightRequests(directory), clock, logger, counters };
+    const pipeline = { catalog, prices, directory, accounts, rateLimiter: core.rateLimiter, providers, inFlight: new InFlightRequests(directory), clock, logger, counters };
     const endpoints = endpointHandlers(pipeline, videoJobs);
     const observers = [requestMetrics(metrics), requestLog(logger)].filter((observer): observer is RequestObserver => observer !== undefined);
     const app = createApp({
@@ -130,7 +138,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         endpointRoutes(endpoints, logger),
         modelsRoute(pipeline),
         videoRoutes({ videoJobs, directory, clock }),
-        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, clock, readModels: database.kysely, store }),
+        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, prices, clock, readModels: database.kysely, store }),
         auditRoutes({ adminToken: admin.token, commands, clock, store, readModels: database.kysely }),
         projectionRoutes({ adminToken: admin.token, database, store }),
         consoleRoutes({ adminToken: admin.token, clock })],
@@ -164,7 +172,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         logger.info('gateway stopped');
       })());
 
-    return { url, server, catalog, database, store, accounts, directory, commands, adminToken: admin.token, stop };
+    return { url, server, catalog, prices, database, store, accounts, directory, commands, adminToken: admin.token, stop };
   } catch (error) {
     await closeResources();
     throw error;

@@ -76,7 +76,7 @@ await withBenchDatabase('ledger', async (url) => {
                 model: 'openai/gpt-4o-mini',
                 category: 'text',
                 amount: 1_000_000n,
-                deadline: new Date(Date.now() + 600_000),
+                price: { version: 1, serviceTier: null }, deadline: new Date(Date.now() + 600_000),
                 limits: { key: { daily: 10n ** 14n } },
                 accessRevisions: {},
               },
@@ -117,7 +117,7 @@ await withBenchDatabase('ledger', async (url) => {
       const batch = [];
       for (let i = 0; i < 2_000 && written < HISTORY; i += 2, written += 2) {
         const id = `gen-h${written}`;
-        batch.push({ id: randomUUID(), type: 'FundsReserved', data: { reservationId: id, keyId: 'key_h', employeeId: null, teamId: null, spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: '1000', deadline: occurredAt }, metadata: { schemaVersion: 1, occurredAt, causedBy: id } });
+        batch.push({ id: randomUUID(), type: 'FundsReserved', data: { reservationId: id, keyId: 'key_h', employeeId: null, teamId: null, spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: '1000', priceVersion: null, serviceTier: null, deadline: occurredAt }, metadata: { schemaVersion: 1, occurredAt, causedBy: id } });
         batch.push({ id: randomUUID(), type: 'ReservationSettled', data: { reservationId: id, cost: '900', usage: {}, overrun: '0' }, metadata: { schemaVersion: 1, occurredAt, causedBy: id } });
       }
       revision = (await store.append(stream, batch, { expectedRevision: revision })).nextExpectedRevision;

@@ -2,6 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import type { AccessCommands } from '../access/access-commands.js';
 import type { KeySettings } from '../access/access-events.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
+import type { PriceBook } from '../prices/price-book.js';
 import { systemClock, type Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { DEFAULT_BODY_LIMIT } from '../endpoints/body-limits.js';
@@ -40,6 +41,8 @@ export interface AdminDependencies {
   readonly commands: AccessCommands;
   readonly accounts: Accounts;
   readonly catalog: CatalogStore;
+  /** The price versions (the models routes show and set them). */
+  readonly prices: PriceBook;
   readonly clock: Clock;
   /** The read models (spend report, request log). */
   readonly readModels: Kysely<object>;

@@ -1,6 +1,10 @@
 import type { SpendType } from '../billing/categories.js';
-import type { AccountEvent } from '../ledger/account-events.js';
+import { COST_KINDS, type CostKind } from '../billing/money.js';
+import type { AccountEvent, CostByKindStrings } from '../ledger/account-events.js';
 import { applyAccountEvent, emptyAccountState, type AccountState } from '../ledger/account-state.js';
+import { evolvePrices, initialPriceState, type PriceState } from '../prices/price-decider.js';
+import type { PriceEvent } from '../prices/price-events.js';
+import { repriceCharge, type ChargeToReprice } from './audit-repricing.js';
 
 /**
  * The finance audit's replay: a pure fold of decoded account events into the figures finance asks for.
@@ -18,10 +22,14 @@ import { applyAccountEvent, emptyAccountState, type AccountState } from '../ledg
  * millions. Closing a reservation that is not open (twice, or never reserved) changes no figure, as in
  * the read models, and is recorded as an anomaly: the account decider never writes one.
  *
+ * - a request's spend is also split by kind (input, cached input, cache writes, output, reasoning, audio,
+ *   media) as its settle recorded it, and kept per price version (the model's version it was charged at).
+ *
  * Asked to (`verify` does), the fold also runs the account decider's `applyAccountEvent` over the same
  * events: that is the state a reserve decision sees ("the in-log state"), and `verify` holds the two
  * against each other. It keeps spend counters per scope, which makes a replay about twice as slow, so the
- * report leaves it out.
+ * report leaves it out. `verify` also re-prices every charge from its recorded usage at its recorded price
+ * version, folded from the price events of the same log (audit-repricing.ts).
  */
 export interface SpendRowKey {
   readonly orgId: string;
@@ -31,7 +39,12 @@ export interface SpendRowKey {
   readonly spaceId: string | null;
   readonly category: SpendType;
   readonly model: string;
+  /** The model's price version the request was reserved and charged at; null before prices were versioned. */
+  readonly priceVersion: number | null;
 }
+
+/** Spend by kind (without the masking fee, which is spend of the type `pii`). */
+export type SpendByKind = Record<CostKind, bigint>;
 
 export interface SpendRow extends SpendRowKey {
   /** Closed requests (settled, cut off, released or expired). */
@@ -46,11 +59,22 @@ export interface SpendRow extends SpendRowKey {
   cutOffAmount: bigint;
   released: number;
   expired: number;
+  /** `spend` split by kind, as the settle and cut-off events recorded it (none for charges not split). */
+  readonly byKind: SpendByKind;
 }
 
 export interface OpenRequest extends SpendRowKey {
   readonly reservationId: string;
   readonly amount: bigint;
+  /** The service tier it was priced at; null for the standard rates. */
+  readonly serviceTier: string | null;
+}
+
+/** What `verify`'s re-pricing found: the charges it priced again, those it could not (recorded before price versions), and each that disagreed. */
+export interface RepricingResult {
+  checked: number;
+  notVersioned: number;
+  readonly mispriced: string[];
 }
 
 export interface AuditedAccount {
@@ -72,10 +96,39 @@ export interface LedgerFold {
   readonly anomalies: string[];
   events: number;
   readonly withAccountState: boolean;
+  /** Every model's price versions, as the log's price events recorded them so far. */
+  prices: PriceState;
+  /** Present when the fold re-prices each charge (verify). */
+  readonly repricing: RepricingResult | undefined;
 }
 
-export function emptyLedgerFold(options: { accountState?: boolean } = {}): LedgerFold {
-  return { accounts: new Map(), rows: new Map(), closed: new Set(), anomalies: [], events: 0, withAccountState: options.accountState ?? false };
+export function emptyLedgerFold(options: { accountState?: boolean; reprice?: boolean } = {}): LedgerFold {
+  return {
+    accounts: new Map(),
+    rows: new Map(),
+    closed: new Set(),
+    anomalies: [],
+    events: 0,
+    withAccountState: options.accountState ?? false,
+    prices: initialPriceState,
+    repricing: options.reprice ? { checked: 0, notVersioned: 0, mispriced: [] } : undefined,
+  };
+}
+
+/** Applies one event of the price stream (the versions a charge is re-priced at). */
+export function foldPriceEvent(fold: LedgerFold, event: PriceEvent): LedgerFold {
+  fold.prices = evolvePrices(fold.prices, event);
+  return fold;
+}
+
+export const zeroSpendByKind = (): SpendByKind => Object.fromEntries(COST_KINDS.map((kind) => [kind, 0n])) as SpendByKind;
+
+/** Adds a charge's recorded split to spend by kind. */
+export function addSpendByKind(target: SpendByKind, recorded: CostByKindStrings | SpendByKind): void {
+  for (const kind of COST_KINDS) {
+    const amount = recorded[kind];
+    if (amount !== undefined) target[kind] += BigInt(amount);
+  }
 }
 
 export const ACCOUNT_STREAM_PREFIX = 'account-';
@@ -94,12 +147,12 @@ export function foldAccountEvent(fold: LedgerFold, orgId: string, event: Account
       return fold;
     }
     case 'FundsReserved': {
-      const { reservationId, keyId, spaceId, category, model, amount } = event.data;
+      const { reservationId, keyId, spaceId, category, model, amount, priceVersion, serviceTier } = event.data;
       if (account.open.has(reservationId) || fold.closed.has(`${orgId} ${reservationId}`)) {
         fold.anomalies.push(`${orgId}: ${reservationId} reserved twice`);
         return fold;
       }
-      account.open.set(reservationId, { reservationId, orgId, day: utcDay(occurredAt), keyId, spaceId, category, model, amount: BigInt(amount) });
+      account.open.set(reservationId, { reservationId, orgId, day: utcDay(occurredAt), keyId, spaceId, category, model, priceVersion, serviceTier, amount: BigInt(amount) });
       return fold;
     }
     case 'ReservationSettled':
@@ -116,6 +169,10 @@ export function foldAccountEvent(fold: LedgerFold, orgId: string, event: Account
       fold.closed.add(`${orgId} ${id}`);
       const row = rowOf(fold, request);
       row.requests++;
+      if (event.type === 'ReservationSettled' || event.type === 'ReservationCutOff') {
+        addSpendByKind(row.byKind, event.data.costByKind);
+        if (fold.repricing) repriceCharge(fold.repricing, fold.prices, orgId, request.model, event.data as ChargeToReprice);
+      }
       if (event.type === 'ReservationSettled') {
         const cost = BigInt(event.data.cost);
         const overrun = BigInt(event.data.overrun);
@@ -169,8 +226,9 @@ export function cloneLedgerFold(fold: LedgerFold): LedgerFold {
     });
   }
   const rows = new Map<string, SpendRow>();
-  for (const [key, row] of fold.rows) rows.set(key, { ...row });
-  return { accounts, rows, closed: new Set(fold.closed), anomalies: [...fold.anomalies], events: fold.events, withAccountState: fold.withAccountState };
+  for (const [key, row] of fold.rows) rows.set(key, { ...row, byKind: { ...row.byKind } });
+  // the re-pricing is only reported at the head of the log
+  return { ...fold, accounts, rows, closed: new Set(fold.closed), anomalies: [...fold.anomalies] };
 }
 
 export function utcDay(isoTime: string): string {
@@ -187,7 +245,7 @@ function accountOf(fold: LedgerFold, orgId: string): AuditedAccount {
 }
 
 function rowOf(fold: LedgerFold, key: SpendRowKey): SpendRow {
-  const id = `${key.orgId}\u0000${key.day}\u0000${key.keyId}\u0000${key.spaceId ?? ''}\u0000${key.category}\u0000${key.model}`;
+  const id = `${key.orgId}\u0000${key.day}\u0000${key.keyId}\u0000${key.spaceId ?? ''}\u0000${key.category}\u0000${key.model}\u0000${key.priceVersion ?? ''}`;
   let row = fold.rows.get(id);
   if (!row) {
     row = {
@@ -197,6 +255,7 @@ function rowOf(fold: LedgerFold, key: SpendRowKey): SpendRow {
       spaceId: key.spaceId,
       category: key.category,
       model: key.model,
+      priceVersion: key.priceVersion,
       requests: 0,
       spend: 0n,
       settled: 0,
@@ -206,6 +265,7 @@ function rowOf(fold: LedgerFold, key: SpendRowKey): SpendRow {
       cutOffAmount: 0n,
       released: 0,
       expired: 0,
+      byKind: zeroSpendByKind(),
     };
     fold.rows.set(id, row);
   }

@@ -1,5 +1,5 @@
-import type { AuditFiguresRecord, AuditReportRecord } from '../admin-records.js';
-import { formatUsd } from '../billing/money.js';
+import type { AuditFiguresRecord, AuditReportRecord, SpendByKindRecord } from '../admin-records.js';
+import { COST_KINDS, formatUsd, type CostKind } from '../billing/money.js';
 import type { AuditReport, Figures, OrganizationAudit } from './audit-report.js';
 
 /**
@@ -49,6 +49,7 @@ function figuresJson(figures: Figures): AuditFiguresRecord {
   return {
     requests: figures.requests,
     spend_usd: formatUsd(figures.spend),
+    spend_by_kind: spendByKindRecord((kind) => figures.byKind[kind]),
     open_reservations: { count: figures.openCount, amount_usd: formatUsd(figures.openAmount) },
     overruns: { count: figures.overruns, amount_usd: formatUsd(figures.overrunAmount) },
     cut_offs: { count: figures.cutOffs, amount_usd: formatUsd(figures.cutOffAmount) },
@@ -83,6 +84,17 @@ export function auditTable(report: AuditReport): string {
   return `${out.join('\n')}\n`;
 }
 
+/** The kinds as the table names them (the JSON's `spend_by_kind` fields without `_usd`). */
+const KIND_LABELS: Record<CostKind, string> = {
+  input: 'input',
+  cachedInput: 'cached input',
+  cacheWrite: 'cache writes',
+  output: 'output',
+  reasoning: 'reasoning',
+  audio: 'audio',
+  media: 'media',
+};
+
 function organizationTable(organization: OrganizationAudit, groupBy: string): string[] {
   const rows = [
     [groupBy, ...TABLE_HEADER],
@@ -91,7 +103,8 @@ function organizationTable(organization: OrganizationAudit, groupBy: string): st
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const lines = rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  '));
-  return [`organization ${organization.orgId}: credits added ${formatUsd(organization.credits)}`, ...lines];
+  const kinds = COST_KINDS.filter((kind) => organization.byKind[kind] !== 0n).map((kind) => `${KIND_LABELS[kind]} ${formatUsd(organization.byKind[kind])}`);
+  return [`organization ${organization.orgId}: credits added ${formatUsd(organization.credits)}`, ...lines, ...(kinds.length > 0 ? [`spend by kind: ${kinds.join(', ')}`] : [])];
 }
 
 /** The report as `npm run audit` prints it and the admin API answers it. */
@@ -104,4 +117,17 @@ export function renderAudit(report: AuditReport, format: AuditFormat): string {
     case 'table':
       return auditTable(report);
   }
+}
+
+/** Spend by kind as the admin API writes it (the spend report, the audit). */
+export function spendByKindRecord(amountOf: (kind: CostKind) => bigint): SpendByKindRecord {
+  return {
+    input_usd: formatUsd(amountOf('input')),
+    cached_input_usd: formatUsd(amountOf('cachedInput')),
+    cache_write_usd: formatUsd(amountOf('cacheWrite')),
+    output_usd: formatUsd(amountOf('output')),
+    reasoning_usd: formatUsd(amountOf('reasoning')),
+    audio_usd: formatUsd(amountOf('audio')),
+    media_usd: formatUsd(amountOf('media')),
+  };
 }

@@ -1,7 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { SpendType } from '../billing/categories.js';
 import { ledgerProjection } from '../../projections/ledger-projection.js';
-import { emptyLedgerFold, type LedgerFold, type SpendRow } from './audit-fold.js';
+import { COST_KINDS, type CostKind } from '../billing/money.js';
+import { KIND_COLUMNS } from '../../projections/ledger-tables.js';
+import { addSpendByKind, emptyLedgerFold, zeroSpendByKind, type LedgerFold, type SpendRow } from './audit-fold.js';
 import type { AuditFilter } from './audit-report.js';
 
 /**
@@ -38,7 +40,15 @@ interface GroupedRow {
   space_id: string | null;
   category: SpendType;
   model: string;
+  price_version: number | null;
 }
+
+/** Spend by kind as the queries below return it (decimal strings, one per kind). */
+type KindSums = Record<CostKind, string>;
+
+/** `sum(<column>) as <kind>` for every kind: of `spend_daily`'s columns, or of the `requests` row's JSON split. */
+const kindSumsOfColumns = sql.join(COST_KINDS.map((kind) => sql`coalesce(sum(${sql.ref(KIND_COLUMNS[kind])}), 0)::text as ${sql.ref(kind)}`));
+const kindSumsOfJson = sql.join(COST_KINDS.map((kind) => sql`coalesce(sum((cost_by_kind ->> ${kind})::numeric), 0)::text as ${sql.ref(kind)}`));
 
 export async function readLedgerReadModels(db: Kysely<object>, filter: Pick<AuditFilter, 'orgId'> & Partial<Pick<AuditFilter, 'from' | 'to'>>): Promise<ReadModelSnapshot> {
   const org = filter.orgId === undefined ? sql`true` : sql`org_id = ${filter.orgId}`;
@@ -53,20 +63,23 @@ export async function readLedgerReadModels(db: Kysely<object>, filter: Pick<Audi
       if (checkpoints.rows.length === 0) throw new NoReadModelError(`the ${ledgerProjection.name} read model has not been built in this database`);
       const balances = await sql<{ org_id: string; credits: string; settled: string; reserved: string; balance: string }>`
         select org_id, credits::text, settled::text, reserved::text, balance::text from balances where ${org}`.execute(trx);
-      const closed = await sql<GroupedRow & { status: string; n: string; cost: string; overruns: string; overrun: string; pii_fee: string }>`
-        select org_id, to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD') as day, key_id, space_id, category, model, status,
+      const closed = await sql<GroupedRow & KindSums & { status: string; n: string; cost: string; overruns: string; overrun: string; pii_fee: string }>`
+        select org_id, to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD') as day, key_id, space_id, category, model, price_version, status,
                count(*)::text as n, coalesce(sum(cost), 0)::text as cost, count(*) filter (where overrun > 0)::text as overruns,
-               coalesce(sum(overrun), 0)::text as overrun, coalesce(sum(pii_fee), 0)::text as pii_fee
+               coalesce(sum(overrun), 0)::text as overrun, coalesce(sum(pii_fee), 0)::text as pii_fee, ${kindSumsOfJson}
           from requests
          where ${org} and status <> 'open' and (reserved_at at time zone 'UTC')::date between ${from}::date and ${to}::date
-         group by 1, 2, 3, 4, 5, 6, 7`.execute(trx);
-      const open = await sql<GroupedRow & { request_id: string; reserved: string }>`
-        select org_id, to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD') as day, key_id, space_id, category, model, request_id, reserved::text
+         group by 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
+      const open = await sql<GroupedRow & { request_id: string; reserved: string; service_tier: string | null }>`
+        select org_id, to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD') as day, key_id, space_id, category, model, price_version, service_tier,
+               request_id, reserved::text
           from requests where ${org} and status = 'open'`.execute(trx);
-      const spend = await sql<GroupedRow & { requests: string; cost: string }>`
-        select org_id, to_char(day, 'YYYY-MM-DD') as day, key_id, space_id, category, model, sum(requests)::text as requests, sum(cost)::text as cost
+      // spend_daily keeps "charged before prices were versioned" as version 0; the audit as null
+      const spend = await sql<GroupedRow & KindSums & { requests: string; cost: string }>`
+        select org_id, to_char(day, 'YYYY-MM-DD') as day, key_id, space_id, category, model, nullif(price_version, 0) as price_version,
+               sum(requests)::text as requests, sum(cost)::text as cost, ${kindSumsOfColumns}
           from spend_daily where ${org} and day between ${from}::date and ${to}::date
-         group by 1, 2, 3, 4, 5, 6`.execute(trx);
+         group by 1, 2, 3, 4, 5, 6, 7`.execute(trx);
 
       const requests = emptyLedgerFold();
       for (const row of closed.rows) {
@@ -76,6 +89,7 @@ export async function readLedgerReadModels(db: Kysely<object>, filter: Pick<Audi
         const piiFee = BigInt(row.pii_fee);
         if (piiFee > 0n) rowOf(requests, { ...row, category: 'pii' }).spend += piiFee;
         target.requests += count;
+        addSpendByKind(target.byKind, kindsOf(row));
         if (row.status === 'settled') {
           target.spend += BigInt(row.cost) - piiFee;
           target.settled += count;
@@ -90,7 +104,18 @@ export async function readLedgerReadModels(db: Kysely<object>, filter: Pick<Audi
       }
       for (const row of open.rows) {
         const account = accountOf(requests, row.org_id);
-        account.open.set(row.request_id, { reservationId: row.request_id, orgId: row.org_id, day: row.day, keyId: row.key_id, spaceId: row.space_id, category: row.category, model: row.model, amount: BigInt(row.reserved) });
+        account.open.set(row.request_id, {
+          reservationId: row.request_id,
+          orgId: row.org_id,
+          day: row.day,
+          keyId: row.key_id,
+          spaceId: row.space_id,
+          category: row.category,
+          model: row.model,
+          priceVersion: row.price_version,
+          serviceTier: row.service_tier,
+          amount: BigInt(row.reserved),
+        });
       }
       const spendDaily = emptyLedgerFold();
       for (const row of spend.rows) {
@@ -98,6 +123,7 @@ export async function readLedgerReadModels(db: Kysely<object>, filter: Pick<Audi
         const target = rowOf(spendDaily, { ...row, space_id: row.space_id === '' ? null : row.space_id });
         target.requests += Number(row.requests);
         target.spend += BigInt(row.cost);
+        addSpendByKind(target.byKind, kindsOf(row));
       }
       return {
         checkpoint: checkpoints.rows[0]!.position,
@@ -116,11 +142,33 @@ function accountOf(fold: LedgerFold, orgId: string) {
   return account;
 }
 
+function kindsOf(row: KindSums): Record<CostKind, string> {
+  return Object.fromEntries(COST_KINDS.map((kind) => [kind, row[kind]])) as Record<CostKind, string>;
+}
+
 function rowOf(fold: LedgerFold, row: GroupedRow): SpendRow {
-  const id = JSON.stringify([row.org_id, row.day, row.key_id, row.space_id, row.category, row.model]);
+  const id = JSON.stringify([row.org_id, row.day, row.key_id, row.space_id, row.category, row.model, row.price_version]);
   let target = fold.rows.get(id);
   if (!target) {
-    target = { orgId: row.org_id, day: row.day, keyId: row.key_id, spaceId: row.space_id, category: row.category, model: row.model, requests: 0, spend: 0n, settled: 0, overruns: 0, overrunAmount: 0n, cutOffs: 0, cutOffAmount: 0n, released: 0, expired: 0 };
+    target = {
+      orgId: row.org_id,
+      day: row.day,
+      keyId: row.key_id,
+      spaceId: row.space_id,
+      category: row.category,
+      model: row.model,
+      priceVersion: row.price_version,
+      requests: 0,
+      spend: 0n,
+      settled: 0,
+      overruns: 0,
+      overrunAmount: 0n,
+      cutOffs: 0,
+      cutOffAmount: 0n,
+      released: 0,
+      expired: 0,
+      byKind: zeroSpendByKind(),
+    };
     fold.rows.set(id, target);
   }
   accountOf(fold, row.org_id);

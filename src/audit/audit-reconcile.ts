@@ -1,4 +1,4 @@
-import { formatUsd } from '../billing/money.js';
+import { COST_KINDS, formatUsd } from '../billing/money.js';
 import { balanceOf } from '../ledger/account-state.js';
 import { balanceOfAccount, reservedOfAccount, type LedgerFold } from './audit-fold.js';
 import { buildAuditReport, type AuditFilter, type AuditGroup, type Figures } from './audit-report.js';
@@ -9,7 +9,7 @@ import type { ReadModelSnapshot } from './audit-read-models.js';
  * see audit-read-models.ts) and with the account decider's state. Each difference is one line for the
  * operator: where, which figure, what the log says, what the other side says.
  */
-type FigureName = keyof Figures;
+type FigureName = Exclude<keyof Figures, 'byKind'>;
 const AMOUNTS: ReadonlySet<FigureName> = new Set(['spend', 'overrunAmount', 'cutOffAmount', 'openAmount']);
 const REQUEST_FIGURES: readonly FigureName[] = ['requests', 'spend', 'overruns', 'overrunAmount', 'cutOffs', 'cutOffAmount', 'released', 'expired', 'openCount', 'openAmount'];
 const SPEND_DAILY_FIGURES: readonly FigureName[] = ['requests', 'spend'];
@@ -36,6 +36,11 @@ export function reconcileReport(logAtCheckpoint: LedgerFold, readModels: ReadMod
           if (BigInt(a) !== BigInt(b)) {
             differences.push(`${orgId} ${filter.groupBy} ${group || '(none)'} ${figure}: log ${show(figure, a)}, read model ${table} ${show(figure, b)}`);
           }
+        }
+        for (const kind of COST_KINDS) {
+          const a = ours.get(group)?.byKind[kind] ?? 0n;
+          const b = theirs.get(group)?.byKind[kind] ?? 0n;
+          if (a !== b) differences.push(`${orgId} ${filter.groupBy} ${group || '(none)'} spend of ${kind}: log ${formatUsd(a)}, read model ${table} ${formatUsd(b)}`);
         }
       }
     }

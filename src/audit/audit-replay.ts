@@ -1,7 +1,9 @@
 import type { EventStore, GlobalPosition, RecordedEvent } from '../eventstore/event-store.js';
 import { decodeAccountEvent } from '../ledger/account-event-catalogue.js';
 import { accountStreamId } from '../ledger/account-events.js';
-import { ACCOUNT_STREAM_PREFIX, cloneLedgerFold, emptyLedgerFold, foldAccountEvent, type LedgerFold } from './audit-fold.js';
+import { decodePriceEvent } from '../prices/price-event-catalogue.js';
+import { PRICES_STREAM_ID, PRICES_STREAM_PREFIX } from '../prices/price-events.js';
+import { ACCOUNT_STREAM_PREFIX, cloneLedgerFold, emptyLedgerFold, foldAccountEvent, foldPriceEvent, type LedgerFold } from './audit-fold.js';
 
 /**
  * Reads the event log through the EventStore port (either adapter) and folds its account events. The
@@ -18,6 +20,8 @@ export interface ReplayOptions {
   readonly pageSize?: number;
   /** Also fold the account decider's state (for verify; see audit-fold.ts). */
   readonly accountState?: boolean;
+  /** Also price every charge again at its recorded price version (for verify; see audit-repricing.ts). */
+  readonly reprice?: boolean;
 }
 
 export interface Replay {
@@ -31,7 +35,7 @@ export interface Replay {
 
 export async function replayLedger(store: EventStore, options: ReplayOptions = {}): Promise<Replay> {
   const pageSize = options.pageSize ?? 5_000;
-  const fold = emptyLedgerFold({ accountState: options.accountState ?? false });
+  const fold = emptyLedgerFold({ accountState: options.accountState ?? false, reprice: options.reprice ?? false });
   const wantSnapshot = options.snapshotAt !== undefined;
   let atSnapshot = wantSnapshot && options.snapshotAt === null ? cloneLedgerFold(fold) : undefined;
   let eventsRead = 0;
@@ -40,11 +44,15 @@ export async function replayLedger(store: EventStore, options: ReplayOptions = {
     if (recorded.streamId.startsWith(ACCOUNT_STREAM_PREFIX)) {
       const orgId = recorded.streamId.slice(ACCOUNT_STREAM_PREFIX.length);
       if (options.orgId === undefined || orgId === options.orgId) foldAccountEvent(fold, orgId, decodeAccountEvent(recorded), recorded.metadata.occurredAt);
+    } else if (recorded.streamId.startsWith(PRICES_STREAM_PREFIX)) {
+      foldPriceEvent(fold, decodePriceEvent(recorded));
     }
     if (wantSnapshot && !atSnapshot && recorded.position === options.snapshotAt) atSnapshot = cloneLedgerFold(fold);
   };
 
   if (options.orgId !== undefined && !wantSnapshot) {
+    // the price versions first: every charge of the account was priced at one recorded before it
+    for (const recorded of await store.readStream(PRICES_STREAM_ID)) foldPriceEvent(fold, decodePriceEvent(recorded));
     const stream = accountStreamId(options.orgId);
     let fromRevision: bigint | 'start' = 'start';
     for (;;) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LedgerFold, SpendRow } from './audit-fold.js';
+import { addSpendByKind, zeroSpendByKind, type LedgerFold, type SpendByKind, type SpendRow } from './audit-fold.js';
 
 /**
  * The audit report: per organization, for the UTC days `from`…`to` (inclusive), grouped as asked. Every
@@ -7,7 +7,7 @@ import type { LedgerFold, SpendRow } from './audit-fold.js';
  * read model `spend_daily`); credits to the day they were added. Open reservations are those still open
  * at the end of the replay, of requests reserved in the period.
  */
-export const GROUP_BYS = ['key', 'model', 'space', 'day', 'type'] as const;
+export const GROUP_BYS = ['key', 'model', 'space', 'day', 'type', 'price_version'] as const;
 export type GroupBy = (typeof GROUP_BYS)[number];
 
 const day = z.iso.date('must be a date YYYY-MM-DD');
@@ -44,6 +44,8 @@ export interface Figures {
   expired: number;
   openCount: number;
   openAmount: bigint;
+  /** `spend` split by kind (the masking fee is the type `pii`, not a kind). */
+  readonly byKind: SpendByKind;
 }
 
 export interface AuditGroup extends Figures {
@@ -64,7 +66,11 @@ export interface AuditReport {
   readonly organizations: OrganizationAudit[];
 }
 
-export function groupValue(row: { day: string; keyId: string; spaceId: string | null; category: string; model: string }, groupBy: GroupBy): string {
+/**
+ * The group a row belongs to. A price version is a model's: `price_version` groups by `<model>@v<version>`
+ * (empty for requests charged before prices were versioned).
+ */
+export function groupValue(row: { day: string; keyId: string; spaceId: string | null; category: string; model: string; priceVersion: number | null }, groupBy: GroupBy): string {
   switch (groupBy) {
     case 'key':
       return row.keyId;
@@ -76,6 +82,8 @@ export function groupValue(row: { day: string; keyId: string; spaceId: string | 
       return row.day;
     case 'type':
       return row.category;
+    case 'price_version':
+      return row.priceVersion === null ? '' : `${row.model}@v${row.priceVersion}`;
   }
 }
 
@@ -131,8 +139,9 @@ function addRow(figures: Figures, row: SpendRow): void {
   figures.cutOffAmount += row.cutOffAmount;
   figures.released += row.released;
   figures.expired += row.expired;
+  addSpendByKind(figures.byKind, row.byKind);
 }
 
 function zeroFigures(): Figures {
-  return { requests: 0, spend: 0n, overruns: 0, overrunAmount: 0n, cutOffs: 0, cutOffAmount: 0n, released: 0, expired: 0, openCount: 0, openAmount: 0n };
+  return { requests: 0, spend: 0n, overruns: 0, overrunAmount: 0n, cutOffs: 0, cutOffAmount: 0n, released: 0, expired: 0, openCount: 0, openAmount: 0n, byKind: zeroSpendByKind() };
 }

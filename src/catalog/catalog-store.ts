@@ -3,8 +3,16 @@ import type { Catalog, CatalogModel } from './catalog.js';
 import { loadCatalogFile } from './load-catalog.js';
 
 /**
- * Holds the catalog in force. A reload (SIGHUP) parses the file fully before swapping it in, so a bad
- * file keeps the old catalog serving, and a request in flight keeps the model record it resolved.
+ * Run on every catalog read from the file (at open and on each reload) before it is put in force: the
+ * gateway records the catalog's prices as price versions there (src/prices), so that no model is ever
+ * served without a price in force. A failure keeps the catalog out of force.
+ */
+export type PrepareCatalog = (catalog: Catalog) => Promise<unknown>;
+
+/**
+ * Holds the catalog in force. A reload (SIGHUP) parses the file fully and prepares it before swapping it
+ * in, so a bad file (or a store that cannot record its prices) keeps the old catalog serving, and a request
+ * in flight keeps the model record it resolved.
  */
 export class CatalogStore {
   private catalog: Catalog;
@@ -13,12 +21,15 @@ export class CatalogStore {
     initial: Catalog,
     private readonly path: string,
     private readonly logger?: Logger,
+    private readonly prepare: PrepareCatalog = async () => undefined,
   ) {
     this.catalog = initial;
   }
 
-  static async open(path: string, logger?: Logger): Promise<CatalogStore> {
-    const store = new CatalogStore(await loadCatalogFile(path), path, logger);
+  static async open(path: string, logger?: Logger, prepare?: PrepareCatalog): Promise<CatalogStore> {
+    const catalog = await loadCatalogFile(path);
+    await prepare?.(catalog);
+    const store = new CatalogStore(catalog, path, logger, prepare);
     store.warnAboutMissingKeys();
     return store;
   }
@@ -34,7 +45,9 @@ export class CatalogStore {
   /** Resolves to true when the new catalog is in force, false when the old one stays (the error is logged). */
   async reload(): Promise<boolean> {
     try {
-      this.catalog = await loadCatalogFile(this.path);
+      const catalog = await loadCatalogFile(this.path);
+      await this.prepare(catalog);
+      this.catalog = catalog;
       this.logger?.info({ models: this.catalog.models.size, source: this.path }, 'catalog reloaded');
       this.warnAboutMissingKeys();
       return true;

@@ -1,11 +1,13 @@
 import { readFile, stat } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import type { ModelCategory } from '../billing/categories.js';
 import {
   catalogFileSchema,
   modelEntrySchema,
   REQUIRED_PRICES,
   type ModelEntry,
+  type PricingEntry,
   type ProviderEntry,
   type TextFormat,
 } from './catalog-schema.js';
@@ -74,11 +76,9 @@ export function parseCatalog(text: string, options: ParseCatalogOptions): Catalo
     const provider = providers.get(providerName);
     if (!provider) return fail(label, `provider "${providerName}" is not declared under providers`);
     if (models.has(entry.id)) return fail(label, `duplicate model id "${entry.id}"`);
-    const missing = missingPrices(entry);
-    if (missing) return fail(label, `a ${entry.category} model needs pricing.${missing}`);
+    const pricingProblem = checkPricing(entry.category, entry.pricing);
+    if (pricingProblem) return fail(label, pricingProblem);
     if (entry.category === 'video' && !entry.video) return fail(label, 'a video model needs video: {seconds, sizes}');
-    if (entry.category !== 'text' && entry.pricing.pii_masking_fee !== undefined) return fail(label, 'only a text model has a PII masking fee: masking covers text only');
-    if (entry.category !== 'text' && entry.pricing.service_tiers !== undefined) return fail(label, 'only a text model has service tiers: service_tier is a text request\'s parameter');
     if (entry.category !== 'text' && TEXT_ONLY_KINDS.has(provider.kind)) {
       return fail(label, `a ${entry.category} model cannot be served by provider "${providerName}": providers of kind ${provider.kind} offer text models only`);
     }
@@ -129,11 +129,19 @@ function toModel(entry: ModelEntry, provider: Provider, defaultCreated: number):
   };
 }
 
-/** The first missing price of the category's cheapest complete option, or undefined when one option is complete. */
-function missingPrices(entry: ModelEntry): string | undefined {
-  const options = REQUIRED_PRICES[entry.category];
-  if (options.some((keys) => keys.every((key) => entry.pricing[key] !== undefined))) return undefined;
-  return options.map((keys) => keys.join(' and ')).join(', or ');
+/**
+ * What is wrong with a model's prices, if anything (the catalog file's and a price set through the admin
+ * API are held to the same rules): a price the category needs is missing (a model is never served free),
+ * or a text-only price is given to another category.
+ */
+export function checkPricing(category: ModelCategory, pricing: PricingEntry): string | undefined {
+  const options = REQUIRED_PRICES[category];
+  if (!options.some((keys) => keys.every((key) => pricing[key] !== undefined))) {
+    return `a ${category} model needs pricing.${options.map((keys) => keys.join(' and ')).join(', or ')}`;
+  }
+  if (category !== 'text' && pricing.pii_masking_fee !== undefined) return 'only a text model has a PII masking fee: masking covers text only';
+  if (category !== 'text' && pricing.service_tiers !== undefined) return "only a text model has service tiers: service_tier is a text request's parameter";
+  return undefined;
 }
 
 function hasId(value: unknown): value is { id: string } {

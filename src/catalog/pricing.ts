@@ -56,6 +56,31 @@ export function chargeOf(pricing: Pricing, usage: Usage): Charge {
   return { cost: cost.total() + piiMaskingFee, piiMaskingFee, costByKind: cost.byKind() };
 }
 
+/**
+ * The charge of the largest answer: the worst case's tokens each billed as the dearest kind they could turn
+ * out to be. Its input may come back as cache writes (an hour's at up to twice the input rate) or audio, its
+ * output as audio; the reserve must cover whichever the provider reports, so every way of reporting it is
+ * priced by `chargeOf` and the largest kept (one way when the price has no rate above the text rates).
+ */
+export function worstCaseCharge(pricing: Pricing, worstCase: Usage): Charge {
+  const input = worstCase.inputTokens ?? 0;
+  const output = worstCase.outputTokens ?? 0;
+  const inputs: Array<Partial<Usage>> = [{}, { cacheWriteTokens: input }, { cacheWriteTokens: input, cacheWrite1hTokens: input }, { audioInputTokens: input }];
+  const outputs: Array<Partial<Usage>> = [{}, { audioOutputTokens: output }];
+  let dearest = chargeOf(pricing, worstCase);
+  const dearer = (rate: Nanodollars | undefined, than: Nanodollars | undefined) => rate !== undefined && rate > (than ?? 0n);
+  const dearerInput = [pricing.cacheWritePerMillion, pricing.cacheWrite1hPerMillion, pricing.audioInputPerMillion].some((rate) => dearer(rate, pricing.inputPerMillion));
+  // most prices have none: the text rates are the dearest, and the worst case is priced once
+  if ((input === 0 || !dearerInput) && (output === 0 || !dearer(pricing.audioOutputPerMillion, pricing.outputPerMillion))) return dearest;
+  for (const inputAs of inputs) {
+    for (const outputAs of outputs) {
+      const charge = chargeOf(pricing, { ...worstCase, ...inputAs, ...outputAs });
+      if (charge.cost > dearest.cost) dearest = charge;
+    }
+  }
+  return dearest;
+}
+
 /** The cost of a usage at a price: `chargeOf(…).cost`. */
 export function costOfUsage(pricing: Pricing, usage: Usage): Nanodollars {
   return chargeOf(pricing, usage).cost;

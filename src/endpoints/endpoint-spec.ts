@@ -4,6 +4,7 @@ import type { CatalogModel } from '../catalog/catalog.js';
 import type { ErrorStyle } from '../errors/render-error.js';
 import type { JsonObject } from '../formats/json-value.js';
 import type { SseEvent } from '../formats/sse-event.js';
+import type { AppliedPrice } from '../prices/applied-price.js';
 import type { ProviderClient, ProviderEventStream, ProviderResponse } from '../providers/provider-client.js';
 import type { MultipartUpload } from './multipart/multipart-upload.js';
 
@@ -102,6 +103,11 @@ export interface ReserveEstimate {
   readonly worstCase: Usage;
   /** Counted against the key's tokens per minute when the request is admitted. */
   readonly rateLimitTokens: number;
+  /**
+   * The service tier the provider will be asked for (chat's and responses' `service_tier`, when it reaches
+   * the provider): the request is priced at that tier's rates. Absent: the standard rates.
+   */
+  readonly serviceTier?: string;
 }
 
 /** One request from the reserve on: what the endpoint's call and answer see. */
@@ -110,6 +116,8 @@ export interface Exchange<Request, Kind extends BodyKind = 'json'> {
   readonly body: RequestBodies[Kind];
   readonly model: CatalogModel;
   readonly estimate: ReserveEstimate;
+  /** The price version (and tier) the request was reserved at: a job started by it is billed at the same. */
+  readonly price: Pick<AppliedPrice, 'version' | 'serviceTier'>;
   /** The gateway request id (`gen-…`; a video job's `video_…`), also the reservation id. */
   readonly requestId: string;
   /** Whose request it is. */

@@ -28,6 +28,7 @@ export const errorCatalogue = {
   missing_model: { status: 400, message: 'model is required' },
   invalid_multipart: { status: 400, message: 'the multipart body cannot be parsed' },
   invalid_space: { status: 400, message: 'X-Service-Space does not name a space of this organization' },
+  unsupported_service_tier: { status: 400, message: 'the catalog has no price for this service_tier on this model' },
   // 401
   invalid_api_key: { status: 401, message: 'the API key is missing, invalid, revoked or expired' },
   key_revoked: { status: 401, message: 'the API key was revoked while the request ran' },

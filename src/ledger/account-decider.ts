@@ -1,8 +1,9 @@
 import type { ModelCategory } from '../billing/categories.js';
+import type { CostByKind } from '../billing/money.js';
 import type { Usage } from '../billing/usage.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { AccountEvent, ReleaseReason, SpendOwner } from './account-events.js';
-import { availableOf, counterAt, type AccountState } from './account-state.js';
+import { availableOf, counterAt, type AccountState, type OpenReservation } from './account-state.js';
 import type { PeriodKind } from './spend-periods.js';
 import { spendScope } from './spend-scopes.js';
 
@@ -36,17 +37,30 @@ export type AccountCommand =
       readonly model: string;
       readonly category: ModelCategory;
       readonly amount: bigint;
+      /** The price version and service tier the amount was priced at; the close is charged at the same. */
+      readonly price: { readonly version: number; readonly serviceTier: string | null };
       readonly deadline: Date;
       readonly limits: ReserveLimits;
       /** The revision of each access stream (`key-…`, `org-…`) the caller's checks and limits came from. */
       readonly accessRevisions: Readonly<Record<string, bigint>>;
     }
-  /** `piiMaskingFee`: the part of `cost` that is the PII masking fee (none when absent). */
-  | { readonly type: 'SettleReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: Usage; readonly piiMaskingFee?: bigint }
+  /**
+   * `cost`: the usage priced at the reservation's price; `piiMaskingFee`: the part of it that is the PII
+   * masking fee (none when absent); `costByKind`: the rest split by kind (not split when absent).
+   */
+  | ({ readonly type: 'SettleReservation' } & CloseCharge)
   | { readonly type: 'ReleaseReservation'; readonly reservationId: string; readonly reason: ReleaseReason }
-  | { readonly type: 'CutOffReservation'; readonly reservationId: string; readonly cost: bigint; readonly usage: Usage; readonly piiMaskingFee?: bigint }
+  | ({ readonly type: 'CutOffReservation' } & CloseCharge)
   | { readonly type: 'ExpireReservation'; readonly reservationId: string }
   | { readonly type: 'FenceAccessRules'; readonly stream: string; readonly revision: bigint };
+
+interface CloseCharge {
+  readonly reservationId: string;
+  readonly cost: bigint;
+  readonly usage: Usage;
+  readonly piiMaskingFee?: bigint;
+  readonly costByKind?: CostByKind;
+}
 
 /**
  * `stale`: the caller decided on access data older than the account knows of (a key was revoked or its
@@ -71,12 +85,13 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
       if (stale.length > 0) return { stale };
       const refusal = reserveRefusal(state, command, now);
       if (refusal) return { rejection: refusal };
-      const { reservationId, endpoint, owner, model, category, amount, deadline } = command;
+      const { reservationId, endpoint, owner, model, category, amount, price, deadline } = command;
+      const priceApplied = { priceVersion: price.version, serviceTier: price.serviceTier };
       return {
         events: [
           {
             type: 'FundsReserved',
-            data: { reservationId, endpoint, ...owner, model, category, amount: String(amount), deadline: deadline.toISOString() },
+            data: { reservationId, endpoint, ...owner, ...priceApplied, model, category, amount: String(amount), deadline: deadline.toISOString() },
           },
         ],
       };
@@ -90,13 +105,7 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
         events: [
           {
             type: 'ReservationSettled',
-            data: {
-              reservationId: command.reservationId,
-              cost: String(command.cost),
-              usage: command.usage,
-              overrun: String(overrun),
-              piiMaskingFee: String(command.piiMaskingFee ?? 0n),
-            },
+            data: { ...closeCharge(command, reservation), overrun: String(overrun) },
           },
         ],
       };
@@ -104,16 +113,11 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
     case 'ReleaseReservation':
       if (!state.open.has(command.reservationId)) return { events: [] };
       return { events: [{ type: 'ReservationReleased', data: { reservationId: command.reservationId, reason: command.reason } }] };
-    case 'CutOffReservation':
-      if (!state.open.has(command.reservationId)) return { events: [] };
-      return {
-        events: [
-          {
-            type: 'ReservationCutOff',
-            data: { reservationId: command.reservationId, cost: String(command.cost), usage: command.usage, piiMaskingFee: String(command.piiMaskingFee ?? 0n) },
-          },
-        ],
-      };
+    case 'CutOffReservation': {
+      const reservation = state.open.get(command.reservationId);
+      if (!reservation) return { events: [] };
+      return { events: [{ type: 'ReservationCutOff', data: closeCharge(command, reservation) }] };
+    }
     case 'ExpireReservation': {
       const reservation = state.open.get(command.reservationId);
       if (!reservation || new Date(reservation.deadline) > now) return { events: [] };
@@ -123,6 +127,20 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
       if ((state.accessRevisions.get(command.stream) ?? -1n) >= command.revision) return { events: [] };
       return { events: [{ type: 'AccessRulesChanged', data: { stream: command.stream, revision: String(command.revision) } }] };
   }
+}
+
+/** What a settle or a cut-off records: the charge, split by kind, at the reservation's price. */
+function closeCharge(command: CloseCharge, reservation: OpenReservation) {
+  const costByKind = Object.fromEntries(Object.entries(command.costByKind ?? {}).map(([kind, amount]) => [kind, String(amount)]));
+  return {
+    reservationId: command.reservationId,
+    cost: String(command.cost),
+    usage: command.usage,
+    piiMaskingFee: String(command.piiMaskingFee ?? 0n),
+    costByKind,
+    priceVersion: reservation.priceVersion,
+    serviceTier: reservation.serviceTier,
+  };
 }
 
 function staleAccess(state: AccountState, known: Readonly<Record<string, bigint>>): Array<{ stream: string; revision: bigint }> {

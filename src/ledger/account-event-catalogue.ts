@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MODEL_CATEGORIES } from '../billing/categories.js';
+import { COST_KINDS } from '../billing/money.js';
 import { createUsage, type Usage } from '../billing/usage.js';
 import { defineEvent, EventCatalogue, upcastFrom } from '../eventstore/event-catalogue.js';
 import { nanodollarsText } from '../eventstore/event-data.js';
@@ -10,11 +11,13 @@ import type { AccountEvent } from './account-events.js';
  * The stored shapes of the account events; see account-events.ts for their meaning. The stored usage is
  * the gateway's Usage without its `version` (the event's schema version says what its data means).
  *
- * `FundsReserved` is at version 2: it names the endpoint that reserved (version 1 reads as no endpoint).
+ * `FundsReserved` is at version 2: it names the endpoint that reserved (version 1 reads as no endpoint)
+ * and the price it was made at (`priceVersion`, `serviceTier`; null before prices were versioned).
  * Version 2 of the two events that carry usage (`ReservationSettled`, `ReservationCutOff`) records PII
  * masking: the usage's `piiMaskedRequests` and the part of the cost that is the masking fee,
  * `piiMaskingFee`, so the spend report and the audit can show the fee as its own type; and every token
- * kind a price reads (one-hour cache writes, audio input and output tokens). Version 1 was
+ * kind a price reads (one-hour cache writes, audio input and output tokens), the charge split by kind
+ * (`costByKind`) and the reservation's price (`priceVersion`, `serviceTier`). Version 1 was
  * written before masking existed: its upcaster says no request was masked and no fee was charged. A reader
  * of version 1 refuses the new fields (its schema is strict), so every instance reading the log must run a
  * version that knows version 2 before one writes it.
@@ -32,6 +35,12 @@ const usageV1 = z.strictObject({
   counted: z.boolean().optional(),
 });
 const usage = usageV1.extend({ piiMaskedRequests: count, cacheWrite1hTokens: count, audioInputTokens: count, audioOutputTokens: count });
+/** The price of a reserve (and of its close): null in events recorded before prices were versioned. */
+const priceApplied = {
+  priceVersion: z.number().int().positive().nullable().default(null),
+  serviceTier: z.string().min(1).nullable().default(null),
+};
+const costByKind = z.partialRecord(z.enum(COST_KINDS), nanodollarsText).default({});
 const reservationId = z.string().min(1);
 const fundsReservedV1 = z.strictObject({
   reservationId,
@@ -54,16 +63,22 @@ export const accountEventDefinitions = [
   defineEvent({
     type: 'FundsReserved',
     schemaVersion: 2,
-    schema: fundsReservedV1.extend({ endpoint: z.string().min(1).nullable() }),
+    schema: fundsReservedV1.extend({ endpoint: z.string().min(1).nullable(), ...priceApplied }),
     // Version 1 did not say which endpoint reserved: its reserves show none in the request log.
-    upcasters: { 1: upcastFrom(fundsReservedV1, (v1) => ({ ...v1, endpoint: null })) },
+    upcasters: { 1: upcastFrom(fundsReservedV1, (v1) => ({ ...v1, endpoint: null, priceVersion: null, serviceTier: null })) },
   }),
   defineEvent({
     type: 'ReservationSettled',
     schemaVersion: 2,
-    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, overrun: nanodollarsText, piiMaskingFee: nanodollarsText }),
+    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, overrun: nanodollarsText, piiMaskingFee: nanodollarsText, costByKind, ...priceApplied }),
     upcasters: {
-      1: upcastFrom(z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1, overrun: nanodollarsText }), (v1) => ({ ...v1, piiMaskingFee: '0' })),
+      1: upcastFrom(z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1, overrun: nanodollarsText }), (v1) => ({
+        ...v1,
+        piiMaskingFee: '0',
+        costByKind: {},
+        priceVersion: null,
+        serviceTier: null,
+      })),
     },
   }),
   defineEvent({
@@ -74,9 +89,15 @@ export const accountEventDefinitions = [
   defineEvent({
     type: 'ReservationCutOff',
     schemaVersion: 2,
-    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, piiMaskingFee: nanodollarsText }),
+    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, piiMaskingFee: nanodollarsText, costByKind, ...priceApplied }),
     upcasters: {
-      1: upcastFrom(z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1 }), (v1) => ({ ...v1, piiMaskingFee: '0' })),
+      1: upcastFrom(z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1 }), (v1) => ({
+        ...v1,
+        piiMaskingFee: '0',
+        costByKind: {},
+        priceVersion: null,
+        serviceTier: null,
+      })),
     },
   }),
   defineEvent({ type: 'ReservationExpired', schemaVersion: 1, schema: z.strictObject({ reservationId }) }),

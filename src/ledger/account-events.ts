@@ -1,4 +1,5 @@
 import type { ModelCategory } from '../billing/categories.js';
+import type { CostKind } from '../billing/money.js';
 import type { Usage } from '../billing/usage.js';
 
 /**
@@ -22,9 +23,21 @@ export interface SpendOwner {
   spaceId: string | null;
 }
 
+/**
+ * The price a reservation was made at (src/prices): the model's price version and the service tier; its
+ * settlement or cut-off is charged at the same one. Null in events recorded before prices were versioned.
+ */
+export interface PriceApplied {
+  priceVersion: number | null;
+  serviceTier: string | null;
+}
+
+/** A charge split by token kind (`input`, `cachedInput`, `cacheWrite`, `output`, `reasoning`, `audio`, `media`), without the masking fee. */
+export type CostByKindStrings = Partial<Record<CostKind, NanodollarString>>;
+
 export interface FundsReserved {
   type: 'FundsReserved';
-  data: SpendOwner & {
+  data: SpendOwner & PriceApplied & {
     /** The request id (`gen-…`, or `video_…` for video jobs). */
     reservationId: string;
     /**
@@ -40,10 +53,14 @@ export interface FundsReserved {
   };
 }
 
-/** `piiMaskingFee`: the part of `cost` that is the PII masking fee ('0' for a request not masked). */
+/**
+ * `piiMaskingFee`: the part of `cost` that is the PII masking fee ('0' for a request not masked);
+ * `costByKind`: the rest split by kind (empty when the charge was not split: recorded before, or by a
+ * caller that priced no tokens); the price is the reservation's.
+ */
 export interface ReservationSettled {
   type: 'ReservationSettled';
-  data: { reservationId: string; cost: NanodollarString; usage: Usage; overrun: NanodollarString; piiMaskingFee: NanodollarString };
+  data: PriceApplied & { reservationId: string; cost: NanodollarString; usage: Usage; overrun: NanodollarString; piiMaskingFee: NanodollarString; costByKind: CostByKindStrings };
 }
 
 export interface ReservationReleased {
@@ -54,7 +71,7 @@ export interface ReservationReleased {
 /** The key was revoked while the request ran: charged for what was received (spec 3 rule 5). */
 export interface ReservationCutOff {
   type: 'ReservationCutOff';
-  data: { reservationId: string; cost: NanodollarString; usage: Usage; piiMaskingFee: NanodollarString };
+  data: PriceApplied & { reservationId: string; cost: NanodollarString; usage: Usage; piiMaskingFee: NanodollarString; costByKind: CostByKindStrings };
 }
 
 export interface ReservationExpired {

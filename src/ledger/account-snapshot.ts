@@ -49,8 +49,11 @@ export class AccountSnapshotStore {
 interface SerializedAccountState {
   credits: string;
   settled: string;
-  /** Without the scopes: they follow from the owner, category and model, and are worked out again on load. */
-  open: Array<Omit<OpenReservation, 'amount' | 'scopes'> & { amount: string }>;
+  /**
+   * Without the scopes: they follow from the owner, category and model, and are worked out again on load.
+   * The price is absent from snapshots taken before prices were versioned.
+   */
+  open: Array<Omit<OpenReservation, 'amount' | 'scopes' | 'priceVersion' | 'serviceTier'> & { amount: string; priceVersion?: number | null; serviceTier?: string | null }>;
   creditKeys: string[];
   accessRevisions: Array<[string, string]>;
   day: string;
@@ -83,7 +86,13 @@ export function deserializeAccountState(serialized: SerializedAccountState): Acc
   state.settled = BigInt(serialized.settled);
   for (const reservation of serialized.open) {
     const amount = BigInt(reservation.amount);
-    state.open.set(reservation.reservationId, { ...reservation, amount, scopes: spendScopes(reservation.owner, reservation.category, reservation.model) });
+    state.open.set(reservation.reservationId, {
+      ...reservation,
+      amount,
+      priceVersion: reservation.priceVersion ?? null,
+      serviceTier: reservation.serviceTier ?? null,
+      scopes: spendScopes(reservation.owner, reservation.category, reservation.model),
+    });
     state.reserved += amount;
   }
   for (const key of serialized.creditKeys) state.creditKeys.add(key);

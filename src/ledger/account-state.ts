@@ -18,6 +18,9 @@ export interface OpenReservation {
   readonly model: string;
   readonly category: ModelCategory;
   readonly deadline: string;
+  /** The price it was reserved at, which its close is charged at (null: reserved before prices were versioned). */
+  readonly priceVersion: number | null;
+  readonly serviceTier: string | null;
   readonly day: string;
   readonly month: string;
   /** The counters its spend counts against (`spendScopes`), worked out once: a request opens and closes it. */
@@ -70,7 +73,7 @@ export function applyAccountEvent(state: AccountState, event: AccountEvent, occu
       if (event.data.idempotencyKey) state.creditKeys.add(event.data.idempotencyKey);
       return state;
     case 'FundsReserved': {
-      const { reservationId, amount, deadline, model, category, keyId, employeeId, teamId, spaceId } = event.data;
+      const { reservationId, amount, deadline, model, category, keyId, employeeId, teamId, spaceId, priceVersion, serviceTier } = event.data;
       const periods = periodsOf(occurredAt);
       rollPeriods(state, periods.day, periods.month);
       const owner = { keyId, employeeId, teamId, spaceId };
@@ -81,6 +84,8 @@ export function applyAccountEvent(state: AccountState, event: AccountEvent, occu
         model,
         category,
         deadline,
+        priceVersion,
+        serviceTier,
         day: periods.day,
         month: periods.month,
         scopes: spendScopes(owner, category, model),

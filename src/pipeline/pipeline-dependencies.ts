@@ -3,6 +3,7 @@ import type { CatalogStore } from '../catalog/catalog-store.js';
 import type { Clock } from '../clock.js';
 import type { Accounts } from '../ledger/accounts.js';
 import type { Logger } from '../logger.js';
+import type { PriceList } from '../prices/price-book.js';
 import type { ProviderClient } from '../providers/provider-client.js';
 import type { RateLimiter } from '../ratelimit/rate-limiter.js';
 import type { InFlightRequests } from './in-flight-requests.js';
@@ -10,6 +11,8 @@ import type { InFlightRequests } from './in-flight-requests.js';
 /** What every endpoint of the pipeline runs on. */
 export interface PipelineDependencies {
   readonly catalog: CatalogStore;
+  /** Every model's price versions: a request is priced at the one in force when it arrives. */
+  readonly prices: PriceList;
   readonly directory: AccessDirectory;
   readonly accounts: Accounts;
   readonly rateLimiter: RateLimiter;

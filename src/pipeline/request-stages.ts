@@ -1,3 +1,4 @@
+import type { AppliedPrice } from '../prices/applied-price.js';
 import type { Nanodollars } from '../billing/money.js';
 import type { Usage } from '../billing/usage.js';
 import type { CatalogModel } from '../catalog/catalog.js';
@@ -45,6 +46,8 @@ export interface Resolved<Request extends EndpointRequest = EndpointRequest, Kin
 
 export interface Estimated<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = BodyKind> extends Resolved<Request, Kind> {
   readonly estimate: ReserveEstimate;
+  /** The price the request is reserved and charged at: the version in force when it arrived, for its tier. */
+  readonly price: AppliedPrice;
   /** The reserve: the estimate's worst case, priced. */
   readonly amount: Nanodollars;
 }

@@ -70,7 +70,7 @@ async function runSteps<Request extends EndpointRequest, Kind extends BodyKind>(
     const masked = reach(await maskStep(deps, bodyRead));
     const parsed = reach(parseStep(masked));
     const resolved = reach(resolveModelStep(deps, parsed));
-    const estimated = reach(await estimateStep(resolved));
+    const estimated = reach(await estimateStep(deps, resolved));
     const admitted = reach(await admitStep(deps, estimated));
     const reserved = reach(await reserveStep(deps, admitted));
     const served = reach(await serveStep(deps, reserved));

@@ -37,6 +37,7 @@ export const initialVideoJobState: VideoJobState = {
   seconds: 0,
   size: '',
   aspectRatio: null,
+  priceVersion: null,
   status: 'queued',
   progress: 0,
   queuedAt: '',

@@ -18,6 +18,7 @@ export const videoEventDefinitions = [
       seconds: z.number().positive(),
       size: z.string(),
       aspectRatio: z.string().nullable(),
+      priceVersion: z.number().int().positive().nullable().default(null),
     }),
   }),
   defineEvent({ type: 'VideoJobSubmissionStarted', schemaVersion: 1, schema: z.strictObject({ attempt: z.number().int().positive() }) }),

@@ -21,6 +21,8 @@ export interface VideoJobQueued {
     seconds: number;
     size: string;
     aspectRatio: string | null;
+    /** The model's price version its seconds were reserved at, which the job is billed at (src/prices). */
+    priceVersion: number | null;
   };
 }
 

@@ -1,4 +1,5 @@
 import type { AccessDirectory } from '../access/access-directory.js';
+import type { PriceList } from '../prices/price-book.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -31,6 +32,7 @@ export class VideoJobs {
     readonly accounts: Accounts;
     readonly directory: AccessDirectory;
     readonly catalog: CatalogStore;
+    readonly prices: PriceList;
     readonly providers: ProviderClient;
     readonly clock: Clock;
     readonly logger: Logger;

@@ -2,7 +2,9 @@ import type { AccessDirectory } from '../access/access-directory.js';
 import { createUsage } from '../billing/usage.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
-import { costOfUsage } from '../catalog/pricing.js';
+import { chargeOf } from '../catalog/pricing.js';
+import { appliedPrice, recordedPrice, type AppliedPrice } from '../prices/applied-price.js';
+import type { PriceList } from '../prices/price-book.js';
 import type { Clock } from '../clock.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 import type { Accounts } from '../ledger/accounts.js';
@@ -41,6 +43,8 @@ export interface VideoWorkerDependencies {
   readonly accounts: Accounts;
   readonly directory: AccessDirectory;
   readonly catalog: CatalogStore;
+  /** The price versions: a job is billed at the one its seconds were reserved at. */
+  readonly prices: PriceList;
   readonly provider: VideoProvider;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -167,23 +171,31 @@ export class VideoWorker {
 
   /**
    * Closes the finished job's reservation, then records what it charged: settled for the seconds delivered
-   * (priced by the one pricing function), or released when the job failed (nothing charged, spec 3 rule 1).
+   * (priced by the one pricing function at the price version of its reserve, whatever the catalog says
+   * now), or released when the job failed (nothing charged, spec 3 rule 1).
    * Closing an already closed reservation decides nothing, so a worker that died between the two steps
    * repeats the first harmlessly.
    */
   private async bill(state: VideoJobState): Promise<void> {
     const { orgId, videoId } = state;
     let charged = 0n;
-    const model = state.status === 'completed' ? this.deps.catalog.findModel(state.model) : undefined;
-    // a completed job whose model left the catalog has no price to be charged at: released, the loss is ours
-    if (state.status === 'completed' && !model) this.deps.logger.error({ videoId, model: state.model }, 'a completed video job is released unbilled: its model left the catalog');
-    if (model) {
+    const price = state.status === 'completed' ? this.priceOf(state) : undefined;
+    // a completed job whose price cannot be found (a log without its price stream) is released: the loss is ours
+    if (state.status === 'completed' && !price) this.deps.logger.error({ videoId, model: state.model, priceVersion: state.priceVersion }, 'a completed video job is released unbilled: its price is unknown');
+    if (price) {
       const usage = createUsage({ videoSeconds: state.deliveredSeconds ?? state.seconds });
-      charged = costOfUsage(model.pricing, usage);
-      await this.deps.accounts.execute(orgId, { type: 'SettleReservation', reservationId: videoId, cost: charged, usage }, CAUSED_BY);
+      const { cost, costByKind } = chargeOf(price.pricing, usage);
+      charged = cost;
+      await this.deps.accounts.execute(orgId, { type: 'SettleReservation', reservationId: videoId, cost, costByKind, usage }, CAUSED_BY);
     } else {
       await this.deps.accounts.execute(orgId, { type: 'ReleaseReservation', reservationId: videoId, reason: 'video_failed' }, CAUSED_BY);
     }
     await this.deps.jobs.execute(videoId, { type: 'RecordBilling', charged }, CAUSED_BY);
+  }
+
+  /** The price the job's seconds were reserved at (the one in force now for a job queued before prices were versioned). */
+  private priceOf(state: VideoJobState): AppliedPrice | undefined {
+    if (state.priceVersion === null) return appliedPrice(this.deps.prices, state.model, undefined, this.deps.clock.now());
+    return recordedPrice(this.deps.prices, state.model, state.priceVersion, null);
   }
 }

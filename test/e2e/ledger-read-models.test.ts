@@ -41,7 +41,7 @@ describe('ledger read models, spend report and reservation sweeper', function ()
     model,
     category: model.includes('image') ? 'image' : 'text',
     amount: parseUsd(amount),
-    deadline,
+    price: { version: 1, serviceTier: null }, deadline,
     limits: {},
     accessRevisions: {},
   });

@@ -4,6 +4,7 @@ import type { Clock } from '../../src/clock.js';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { openCore, type Core } from '../../src/core.js';
+import { PriceBook } from '../../src/prices/price-book.js';
 import { InFlightRequests } from '../../src/pipeline/in-flight-requests.js';
 import type { PipelineDependencies } from '../../src/pipeline/pipeline-dependencies.js';
 import type { ProviderClient } from '../../src/providers/provider-client.js';
@@ -27,8 +28,15 @@ export async function openPipelineCore(label: string, providers: ProviderClient,
   const scratch = await createScratchDatabase(label);
   const logger = pino({ level: 'silent' });
   const core = await openCore(loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'silent' }), logger, clock);
+  const catalog = await testCatalog();
+  // the catalog's prices recorded in the store, as the gateway records them when it starts
+  const prices = new PriceBook(core.store, logger);
+  await prices.start();
+  await prices.recordCatalog(catalog.current, clock.now());
+  core.track(() => prices.stop());
   const deps: PipelineDependencies = {
-    catalog: await testCatalog(),
+    catalog,
+    prices,
     directory: core.directory,
     accounts: core.accounts,
     rateLimiter: core.rateLimiter,

@@ -5,6 +5,8 @@ import { CatalogStore } from '../../src/catalog/catalog-store.js';
 import type { BodyKind, EndpointRequest, EndpointSpec, RequestBodies } from '../../src/endpoints/endpoint-spec.js';
 import type { Caller } from '../../src/pipeline/authenticate.js';
 import type { BodyRead, Received } from '../../src/pipeline/request-stages.js';
+import { decideCatalogPrices, evolvePrices, initialPriceState, priceInForce } from '../../src/prices/price-decider.js';
+import type { PriceList } from '../../src/prices/price-book.js';
 import { MemoryConnection } from './memory-connection.js';
 import { TEST_CATALOG } from './test-gateway.js';
 
@@ -49,4 +51,18 @@ export async function testModel(id: string): Promise<CatalogModel> {
   const model = (await testCatalog()).findModel(id);
   if (!model) throw new Error(`${id} is not in the test catalog`);
   return model;
+}
+
+/**
+ * The test catalog's prices as version 1 of each model, in force since 1970, for the steps tested without
+ * a store (the price decider's own events, folded; test/support/pipeline-core.ts records them in a store).
+ */
+export async function testPrices(): Promise<PriceList> {
+  const models = [...(await testCatalog()).current.models.values()].map((model) => ({ model: model.id, pricing: model.pricingUsd }));
+  const state = decideCatalogPrices(initialPriceState, models, new Date(0)).reduce(evolvePrices, initialPriceState);
+  return {
+    inForce: (model, at) => priceInForce(state.get(model) ?? [], at),
+    version: (model, version) => state.get(model)?.find((known) => known.version === version),
+    history: (model) => state.get(model) ?? [],
+  };
 }

@@ -53,7 +53,8 @@ function textEndpoint(format: FormatName, routes: readonly string[], capHint: st
         ...(model.category === 'image' ? { images: answers } : {}),
       });
       // the key's tokens per minute count the same worst case, cap included when the client set none
-      return { worstCase, rateLimitTokens: rateLimitedTokens(worstCase) };
+      const serviceTier = serviceTierSent(format, model, body);
+      return { worstCase, rateLimitTokens: rateLimitedTokens(worstCase), ...(serviceTier === undefined ? {} : { serviceTier }) };
     },
     call: (exchange) => {
       const { model, request, body } = exchange;
@@ -87,6 +88,18 @@ function textEndpoint(format: FormatName, routes: readonly string[], capHint: st
 function answersAsked(format: FormatName, model: CatalogModel, body: JsonObject): number {
   if (format !== 'chat' || providerFormat(format, model) !== 'chat' || model.dropParams.includes('n')) return 1;
   return typeof body.n === 'number' ? body.n : 1;
+}
+
+/**
+ * The `service_tier` the provider is sent, which it prices at that tier's rates: chat's and responses', as
+ * sent or translated between the two (the OpenAI formats share it). A translation to messages carries none
+ * (Anthropic's `service_tier` says only whether priority capacity may be used, at the same price), and a
+ * model whose catalog entry drops `service_tier` gets none: the standard rates apply to both.
+ */
+function serviceTierSent(format: FormatName, model: CatalogModel, body: JsonObject): string | undefined {
+  const tier = body.service_tier;
+  if (typeof tier !== 'string' || format === 'messages' || model.dropParams.includes('service_tier')) return undefined;
+  return providerFormat(format, model) === 'messages' ? undefined : tier;
 }
 
 /** The client's format when the provider speaks it (pass-through), else the provider's first. */

@@ -50,9 +50,12 @@ export function videosEndpoint(videoJobs: VideoJobs): HandingOffEndpointSpec<Vid
       return { worstCase, rateLimitTokens: promptTokensBound(request.prompt) };
     },
     handOff: async (exchange) => {
-      const { request, model, requestId, caller } = exchange;
+      const { request, model, requestId, caller, price } = exchange;
       const settings = videoSettings(request, model);
-      const job = await videoJobs.queue({ videoId: requestId, orgId: caller.orgId, keyId: caller.keyId, model: model.id, prompt: request.prompt, ...settings }, requestId);
+      const job = await videoJobs.queue(
+        { videoId: requestId, orgId: caller.orgId, keyId: caller.keyId, model: model.id, prompt: request.prompt, ...settings, priceVersion: price.version },
+        requestId,
+      );
       return renderVideoJob(job);
     },
   };

@@ -45,8 +45,13 @@ export function encodeCommand(command: ForwardedCommand): WireCommand {
       };
     case 'SettleReservation':
     case 'CutOffReservation': {
-      const { piiMaskingFee, ...rest } = command;
-      return { ...rest, cost: String(command.cost), ...(piiMaskingFee === undefined ? {} : { piiMaskingFee: String(piiMaskingFee) }) };
+      const { piiMaskingFee, costByKind, ...rest } = command;
+      return {
+        ...rest,
+        cost: String(command.cost),
+        ...(piiMaskingFee === undefined ? {} : { piiMaskingFee: String(piiMaskingFee) }),
+        ...(costByKind === undefined ? {} : { costByKind: mapValues(costByKind, String) }),
+      };
     }
     case 'FenceAccessRules':
       return { ...command, revision: String(command.revision) };
@@ -68,8 +73,13 @@ export function decodeCommand(wire: WireCommand): ForwardedCommand {
       };
     case 'SettleReservation':
     case 'CutOffReservation': {
-      const { piiMaskingFee, ...rest } = wire;
-      return { ...rest, cost: BigInt(wire.cost), ...(piiMaskingFee === undefined ? {} : { piiMaskingFee: BigInt(piiMaskingFee) }) };
+      const { piiMaskingFee, costByKind, ...rest } = wire;
+      return {
+        ...rest,
+        cost: BigInt(wire.cost),
+        ...(piiMaskingFee === undefined ? {} : { piiMaskingFee: BigInt(piiMaskingFee) }),
+        ...(costByKind === undefined ? {} : { costByKind: mapValues(costByKind, BigInt) }),
+      };
     }
     case 'FenceAccessRules':
       return { ...wire, revision: BigInt(wire.revision) };

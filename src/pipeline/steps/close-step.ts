@@ -1,4 +1,4 @@
-import type { CatalogModel } from '../../catalog/catalog.js';
+import type { Pricing } from '../../catalog/catalog.js';
 import { chargeOf } from '../../catalog/pricing.js';
 import type { BodyKind, EndpointRequest } from '../../endpoints/endpoint-spec.js';
 import type { Accounts } from '../../ledger/accounts.js';
@@ -12,7 +12,7 @@ import type { Closed, Closing, Reservation, Served } from '../request-stages.js'
 
 /**
  * The last step: the reservation is closed exactly once, as the exchange ended (`ReservationSettled`,
- * `ReservationReleased` or `ReservationCutOff`), and the key's tokens per minute are corrected from the
+ * `ReservationReleased` or `ReservationCutOff`), charged at the price it was reserved at, and the key's tokens per minute are corrected from the
  * admission's estimate to the tokens really used (none for a release). A masked request that is charged
  * (settled or cut off) is charged its masking too; a released one costs nothing, masking included.
  */
@@ -20,11 +20,11 @@ export async function closeStep<Request extends EndpointRequest, Kind extends Bo
   deps: Pick<PipelineDependencies, 'accounts' | 'logger' | 'rateLimiter' | 'counters'>,
   stage: Served<Request, Kind>,
 ): Promise<Closed<Request, Kind>> {
-  const { model, reservation, outcome, masking } = stage;
+  const { price, reservation, outcome, masking } = stage;
   // a job closes its own reservation; the admission keeps counting the request's estimate
   if (outcome.closing.kind === 'handed_off') return { ...stage, cost: 0n };
   const closing = masking === 'applied' && outcome.closing.kind !== 'release' ? { ...outcome.closing, usage: withPiiMasking(outcome.closing.usage) } : outcome.closing;
-  const cost = await closeOnAccount(deps.accounts, model, reservation, closing, deps.logger);
+  const cost = await closeOnAccount(deps.accounts, price.pricing, reservation, closing, deps.logger);
   correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, closing.kind === 'release' ? 0 : rateLimitedTokens(closing.usage));
   return { ...stage, cost };
 }
@@ -39,16 +39,15 @@ export async function closeStep<Request extends EndpointRequest, Kind extends Bo
 const STORE_OUTAGE_PATIENCE_MS = 60_000;
 const MAX_BACKOFF_MS = 2_000;
 
-/** What a request is charged for its usage, with the part of it that is the masking fee recorded apart. */
-function charge(model: CatalogModel, usage: Usage) {
-  const { cost, piiMaskingFee } = chargeOf(model.pricing, usage);
-  return { cost, piiMaskingFee, usage };
+/** What a request is charged for its usage at its price: the masking fee and the split by kind recorded apart. */
+function charge(pricing: Pricing, usage: Usage) {
+  return { ...chargeOf(pricing, usage), usage };
 }
 
 /** Returns the cost charged (0 for a release, and when the close was left to the sweeper). */
 export async function closeOnAccount(
   accounts: Accounts,
-  model: CatalogModel,
+  pricing: Pricing,
   reservation: Reservation,
   closing: Exclude<Closing, { kind: 'handed_off' }>,
   logger: Logger,
@@ -58,8 +57,8 @@ export async function closeOnAccount(
     closing.kind === 'release'
       ? ({ type: 'ReleaseReservation', reservationId, reason: closing.reason } as const)
       : closing.kind === 'settle'
-        ? ({ type: 'SettleReservation', reservationId, ...charge(model, closing.usage) } as const)
-        : ({ type: 'CutOffReservation', reservationId, ...charge(model, closing.usage) } as const);
+        ? ({ type: 'SettleReservation', reservationId, ...charge(pricing, closing.usage) } as const)
+        : ({ type: 'CutOffReservation', reservationId, ...charge(pricing, closing.usage) } as const);
   const giveUpAt = Date.now() + STORE_OUTAGE_PATIENCE_MS;
   for (let attempt = 1; ; attempt++) {
     try {

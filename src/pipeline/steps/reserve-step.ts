@@ -10,6 +10,7 @@ import type { Accounts } from '../../ledger/accounts.js';
 import { formatUsd } from '../../billing/money.js';
 import { keyAllowsModel, reauthenticate, type Caller } from '../authenticate.js';
 import type { PipelineDependencies } from '../pipeline-dependencies.js';
+import type { AppliedPrice } from '../../prices/applied-price.js';
 import { correctRateLimit } from '../rate-limit-correction.js';
 import type { Admitted, Reservation, Reserved } from '../request-stages.js';
 
@@ -23,6 +24,8 @@ export interface ReserveInput {
   readonly caller: Caller;
   readonly model: CatalogModel;
   readonly amount: bigint;
+  /** The price the amount was worked out at, recorded with the reserve (its close is charged at it). */
+  readonly price: Pick<AppliedPrice, 'version' | 'serviceTier'>;
   /** Appends to a 402's message on endpoints with an output cap (spec: a smaller cap lowers the reserve). */
   readonly capHint: string | undefined;
   /** How long the reservation may stay open before the sweeper may expire it. */
@@ -38,11 +41,11 @@ export async function reserveStep<Request extends EndpointRequest, Kind extends 
   deps: Pick<PipelineDependencies, 'accounts' | 'directory' | 'clock' | 'rateLimiter' | 'counters' | 'logger'>,
   stage: Admitted<Request, Kind>,
 ): Promise<Reserved<Request, Kind>> {
-  const { requestId, caller, model, amount, spec } = stage;
+  const { requestId, caller, model, amount, price, spec } = stage;
   try {
     // a request's reservation lives as long as its provider call may; a job's, as long as the job may
     const lifetimeMs = spec.settles === 'by_job' ? spec.reservationLifetimeMs : model.provider.timeoutMs + DEADLINE_MARGIN_MS;
-    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, endpoint: spec.name, caller, model, amount, capHint: spec.capHint, lifetimeMs });
+    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, endpoint: spec.name, caller, model, amount, price, capHint: spec.capHint, lifetimeMs });
     return { ...stage, reservation };
   } catch (error) {
     correctRateLimit(deps, caller.key.keyId, requestId, 0);
@@ -74,6 +77,7 @@ export async function reserveFunds(accounts: Accounts, directory: AccessDirector
         model: input.model.id,
         category: input.model.category,
         amount: input.amount,
+        price: { version: input.price.version, serviceTier: input.price.serviceTier },
         deadline: new Date(clock.now().getTime() + input.lifetimeMs),
         limits: limitsFor(caller, input.model),
         accessRevisions: Object.fromEntries(streams.map((stream) => [stream, directory.revision(stream)])),

@@ -48,6 +48,7 @@ export async function serveStep<Request extends EndpointRequest, Kind extends Bo
     body: stage.body,
     model,
     estimate: stage.estimate,
+    price: stage.price,
     requestId: reservation.reservationId,
     caller: { orgId: reservation.orgId, keyId: reservation.owner.keyId },
     created: Math.floor(stage.now.getTime() / 1000),

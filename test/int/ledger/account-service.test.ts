@@ -21,7 +21,7 @@ const reserve = (id: string, amount: bigint, limits: ReserveLimits = {}): Accoun
   model: 'openai/gpt-4o-mini',
   category: 'text',
   amount,
-  deadline: new Date(Date.now() + 600_000),
+  price: { version: 1, serviceTier: null }, deadline: new Date(Date.now() + 600_000),
   limits,
   accessRevisions: {},
 });

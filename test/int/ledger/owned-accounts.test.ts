@@ -46,7 +46,7 @@ const reserve = (reservationId: string, amount = TWO_CENTS): AccountCommand => (
   model: 'openai/gpt-4o-mini',
   category: 'text',
   amount,
-  deadline: new Date(Date.now() + 600_000),
+  price: { version: 1, serviceTier: null }, deadline: new Date(Date.now() + 600_000),
   limits: {},
   accessRevisions: {},
 });

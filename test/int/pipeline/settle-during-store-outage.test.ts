@@ -47,7 +47,7 @@ describe('settle step while the event store is away (real Postgres behind a prox
     const owner = { keyId: 'key_outage', employeeId: null, teamId: null, spaceId: null };
     const decision = await accounts.execute(
       orgId,
-      { type: 'ReserveFunds', reservationId: requestId, endpoint: 'chat', owner, model: model.id, category: 'text', amount: 61_650n, deadline: new Date(Date.now() + 660_000), limits: {}, accessRevisions: {} },
+      { type: 'ReserveFunds', reservationId: requestId, endpoint: 'chat', owner, model: model.id, category: 'text', amount: 61_650n, price: { version: 1, serviceTier: null }, deadline: new Date(Date.now() + 660_000), limits: {}, accessRevisions: {} },
       requestId,
     );
     expect(decision.decision).to.have.property('events');
@@ -62,7 +62,7 @@ describe('settle step while the event store is away (real Postgres behind a prox
     const reservation = await reserved('org_outage');
     lines.length = 0;
     await database.cut();
-    const closing = closeOnAccount(accounts, model, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
+    const closing = closeOnAccount(accounts, model.pricing, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
     // longer than three quick attempts (100 + 200 + 400 ms of backoff): only the outage rule keeps it trying
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await database.restore();
@@ -85,7 +85,7 @@ describe('settle step while the event store is away (real Postgres behind a prox
     // a fault of the store's schema, not of the connection
     await sql`alter table events rename to events_away`.execute(direct.kysely);
     try {
-      const cost = await closeOnAccount(closer, model, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
+      const cost = await closeOnAccount(closer, model.pricing, reservation, { kind: 'settle', usage: createUsage({ inputTokens: 12, outputTokens: 7 }) }, logger);
       expect(cost, 'nothing charged now').to.equal(0n);
     } finally {
       await sql`alter table events_away rename to events`.execute(direct.kysely);
@@ -101,7 +101,7 @@ describe('settle step while the event store is away (real Postgres behind a prox
 
   it('releases in full and charges nothing', async () => {
     const reservation = await reserved('org_release');
-    expect(await closeOnAccount(accounts, model, reservation, { kind: 'release', reason: 'provider_error' }, logger)).to.equal(0n);
+    expect(await closeOnAccount(accounts, model.pricing, reservation, { kind: 'release', reason: 'provider_error' }, logger)).to.equal(0n);
     expect(await fromTheLog('org_release')).to.deep.equal({ balance: 1_000_000_000n, reserved: 0n, available: 1_000_000_000n });
   });
 });

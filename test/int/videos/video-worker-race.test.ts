@@ -43,6 +43,7 @@ describe('two video workers racing for one job (real Postgres, real HTTP)', func
         accounts: pipeline.core.accounts,
         directory: pipeline.core.directory,
         catalog,
+        prices: pipeline.deps.prices,
         provider: new VideoProvider(providers),
         clock: systemClock,
         logger: pino({ level: 'silent' }),
@@ -63,10 +64,10 @@ describe('two video workers racing for one job (real Postgres, real HTTP)', func
     const owner = { keyId, employeeId: null, teamId: null, spaceId: null };
     await pipeline.core.accounts.execute(
       orgId,
-      { type: 'ReserveFunds', reservationId: videoId, endpoint: 'videos', owner, model: 'openai/sora-2', category: 'video', amount: 400_000_000n, deadline: new Date(Date.now() + 3_600_000), limits: {}, accessRevisions: {} },
+      { type: 'ReserveFunds', reservationId: videoId, endpoint: 'videos', owner, model: 'openai/sora-2', category: 'video', amount: 400_000_000n, price: { version: 1, serviceTier: null }, deadline: new Date(Date.now() + 3_600_000), limits: {}, accessRevisions: {} },
       videoId,
     );
-    await jobs.execute(videoId, { type: 'QueueVideoJob', job: { videoId, orgId, keyId, model: 'openai/sora-2', prompt: 'a race', seconds: 4, size: '720x1280', aspectRatio: null } }, videoId);
+    await jobs.execute(videoId, { type: 'QueueVideoJob', job: { videoId, orgId, keyId, model: 'openai/sora-2', prompt: 'a race', seconds: 4, size: '720x1280', aspectRatio: null, priceVersion: 1 } }, videoId);
 
     // both reach the provider's door while the first submission is held there
     const held = gate();

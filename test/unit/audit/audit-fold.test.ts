@@ -13,9 +13,9 @@ import { balanceOf } from '../../../src/ledger/account-state.js';
 const owner = (keyId: string, spaceId: string | null = null) => ({ keyId, employeeId: null, teamId: null, spaceId });
 const reserve = (id: string, amount: string, keyId: string, model = 'openai/gpt-4o-mini', spaceId: string | null = null): AccountEvent => ({
   type: 'FundsReserved',
-  data: { ...owner(keyId, spaceId), reservationId: id, endpoint: 'chat', model, category: model.includes('image') ? 'image' : 'text', amount, deadline: '2026-11-30T00:00:00.000Z' },
+  data: { ...owner(keyId, spaceId), reservationId: id, endpoint: 'chat', model, category: model.includes('image') ? 'image' : 'text', amount, priceVersion: null, serviceTier: null, deadline: '2026-11-30T00:00:00.000Z' },
 });
-const settle = (id: string, cost: string, overrun = '0'): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost, usage: createUsage({ inputTokens: 1 }), overrun, piiMaskingFee: '0' } });
+const settle = (id: string, cost: string, overrun = '0'): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost, usage: createUsage({ inputTokens: 1 }), overrun, piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} });
 
 function history(): LedgerFold {
   const fold = emptyLedgerFold({ accountState: true });
@@ -30,7 +30,7 @@ function history(): LedgerFold {
   at('org_a', settle('gen-2', '150000000', '50000000'), '2026-11-21T00:00:01.000Z');
   // gen-3 (image model, in space spc_x) reserves 0.04 on day 2 and is cut off at 0.03
   at('org_a', reserve('gen-3', '40000000', 'key_2', 'openai/gpt-image-1', 'spc_x'), '2026-11-21T10:00:00.000Z');
-  at('org_a', { type: 'ReservationCutOff', data: { reservationId: 'gen-3', cost: '30000000', usage: createUsage({ images: 1 }), piiMaskingFee: '0' } }, '2026-11-21T10:00:02.000Z');
+  at('org_a', { type: 'ReservationCutOff', data: { reservationId: 'gen-3', cost: '30000000', usage: createUsage({ images: 1 }), piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} }, '2026-11-21T10:00:02.000Z');
   // gen-4 released, gen-5 expired, gen-6 still open (0.25), all on day 2, key_1
   at('org_a', reserve('gen-4', '70000000', 'key_1'), '2026-11-21T11:00:00.000Z');
   at('org_a', { type: 'ReservationReleased', data: { reservationId: 'gen-4', reason: 'provider_error' } }, '2026-11-21T11:00:01.000Z');
@@ -140,9 +140,9 @@ describe('finance audit fold', () => {
     at({ type: 'CreditsAdded', data: { amount: '1000000000', idempotencyKey: null } }, '2026-11-22T08:00:00.000Z');
     // gen-m1 settles 0.002006 of which the fee is 0.002; gen-m2 is cut off at 0.0020036 of which the fee is 0.002
     at(reserve('gen-m1', '2061650', 'key_m'), '2026-11-22T09:00:00.000Z');
-    at({ type: 'ReservationSettled', data: { reservationId: 'gen-m1', cost: '2006000', usage: createUsage({ inputTokens: 12, outputTokens: 7, piiMaskedRequests: 1 }), overrun: '0', piiMaskingFee: '2000000' } }, '2026-11-22T09:00:01.000Z');
+    at({ type: 'ReservationSettled', data: { reservationId: 'gen-m1', cost: '2006000', usage: createUsage({ inputTokens: 12, outputTokens: 7, piiMaskedRequests: 1 }), overrun: '0', piiMaskingFee: '2000000' , costByKind: {}, priceVersion: null, serviceTier: null} }, '2026-11-22T09:00:01.000Z');
     at(reserve('gen-m2', '2061650', 'key_m'), '2026-11-22T09:01:00.000Z');
-    at({ type: 'ReservationCutOff', data: { reservationId: 'gen-m2', cost: '2003600', usage: createUsage({ inputTokens: 12, outputTokens: 3, piiMaskedRequests: 1 }), piiMaskingFee: '2000000' } }, '2026-11-22T09:01:01.000Z');
+    at({ type: 'ReservationCutOff', data: { reservationId: 'gen-m2', cost: '2003600', usage: createUsage({ inputTokens: 12, outputTokens: 3, piiMaskedRequests: 1 }), piiMaskingFee: '2000000' , costByKind: {}, priceVersion: null, serviceTier: null} }, '2026-11-22T09:01:01.000Z');
     const report = buildAuditReport(fold, filter('type', 'org_m'));
     const [organization] = report.organizations;
     // text: 6,000 + 3,600 = 9,600 n$ over 2 requests; pii: 2 × 2,000,000 = 4,000,000 n$, no request of its own

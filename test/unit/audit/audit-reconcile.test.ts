@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createUsage } from '../../../src/billing/usage.js';
-import { emptyLedgerFold, foldAccountEvent, type LedgerFold } from '../../../src/audit/audit-fold.js';
+import { emptyLedgerFold, foldAccountEvent, zeroSpendByKind, type LedgerFold } from '../../../src/audit/audit-fold.js';
 import type { ReadModelSnapshot } from '../../../src/audit/audit-read-models.js';
 import { reconcileReport, verifyBalances } from '../../../src/audit/audit-reconcile.js';
 import type { AuditFilter } from '../../../src/audit/audit-report.js';
@@ -15,9 +15,9 @@ function log(): LedgerFold {
   const time = '2026-11-21T10:00:00.000Z';
   foldAccountEvent(fold, 'org_a', { type: 'CreditsAdded', data: { amount: '5000000000', idempotencyKey: null } }, time);
   const reserve = (reservationId: string, amount: string) =>
-    foldAccountEvent(fold, 'org_a', { type: 'FundsReserved', data: { reservationId, endpoint: 'chat', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'm', category: 'text', amount, deadline: time } }, time);
+    foldAccountEvent(fold, 'org_a', { type: 'FundsReserved', data: { reservationId, endpoint: 'chat', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'm', category: 'text', amount, priceVersion: null, serviceTier: null, deadline: time } }, time);
   reserve('gen-1', '1000000000');
-  foldAccountEvent(fold, 'org_a', { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '300000000', usage: createUsage({ inputTokens: 1 }), overrun: '0', piiMaskingFee: '0' } }, time);
+  foldAccountEvent(fold, 'org_a', { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '300000000', usage: createUsage({ inputTokens: 1 }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} }, time);
   reserve('gen-2', '200000000');
   return fold;
 }
@@ -25,13 +25,13 @@ function log(): LedgerFold {
 function readModels(): ReadModelSnapshot {
   const requests = emptyLedgerFold();
   const spendDaily = emptyLedgerFold();
-  const row = { orgId: 'org_a', day: '2026-11-21', keyId: 'key_1', spaceId: null, category: 'text' as const, model: 'm' };
+  const row = { orgId: 'org_a', day: '2026-11-21', keyId: 'key_1', spaceId: null, category: 'text' as const, model: 'm', priceVersion: null };
   const closed = { ...row, requests: 1, spend: 300_000_000n, settled: 1, overruns: 0, overrunAmount: 0n, cutOffs: 0, cutOffAmount: 0n, released: 0, expired: 0 };
-  requests.rows.set('r', { ...closed });
-  spendDaily.rows.set('r', { ...closed });
+  requests.rows.set('r', { ...closed, byKind: zeroSpendByKind() });
+  spendDaily.rows.set('r', { ...closed, byKind: zeroSpendByKind() });
   const account = () => ({ orgId: 'org_a', credits: 0n, creditsByDay: new Map(), settled: 0n, open: new Map(), decided: undefined });
   requests.accounts.set('org_a', account());
-  requests.accounts.get('org_a')!.open.set('gen-2', { ...row, reservationId: 'gen-2', amount: 200_000_000n });
+  requests.accounts.get('org_a')!.open.set('gen-2', { ...row, reservationId: 'gen-2', serviceTier: null, amount: 200_000_000n });
   spendDaily.accounts.set('org_a', account());
   return {
     checkpoint: 'p',

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { CostAccumulator } from '../../../src/billing/money.js';
 import { createUsage } from '../../../src/billing/usage.js';
 import { parseCatalog } from '../../../src/catalog/load-catalog.js';
-import { chargeOf, pricingForTier } from '../../../src/catalog/pricing.js';
+import { chargeOf, pricingForTier, worstCaseCharge } from '../../../src/catalog/pricing.js';
 
 const catalog = parseCatalog(
   `providers:
@@ -115,5 +115,17 @@ describe('a charge split by kind', () => {
     const cost = new CostAccumulator().addPerMillion('input', 1_000_000, 5n).addPerMillion('cachedInput', 0, 7n).addPerItem('media', 2, 3n);
     expect(cost.byKind()).to.deep.equal({ input: 5n, media: 6n });
     expect(new CostAccumulator().byKind()).to.deep.equal({});
+  });
+});
+
+describe('the reserve of the largest answer', () => {
+  it('prices the worst case as the dearest kind its tokens could be reported as', () => {
+    // p/every-rate: 1,000 input tokens could come back as one-hour cache writes ($6) or audio ($40):
+    // 1,000 × $40 = 40,000,000 n$; 500 output tokens as audio ($80): 500 × $80 = 40,000,000 n$; total 80,000,000
+    expect(worstCaseCharge(pricing('p/every-rate'), createUsage({ inputTokens: 1_000, outputTokens: 500 })).cost).to.equal(80_000_000n);
+    // p/five-minute-writes: input at the write rate $3.75 = 3,750,000 n$, output 500 × $15 = 7,500,000 n$
+    expect(worstCaseCharge(pricing('p/five-minute-writes'), createUsage({ inputTokens: 1_000, outputTokens: 500 })).cost).to.equal(11_250_000n);
+    // p/two-rates has text rates only: 1,000 × $2 + 500 × $8 = 2,000,000 + 4,000,000 = 6,000,000 n$
+    expect(worstCaseCharge(pricing('p/two-rates'), createUsage({ inputTokens: 1_000, outputTokens: 500 })).cost).to.equal(6_000_000n);
   });
 });

@@ -29,10 +29,10 @@ const reserved = (id: string, amount: string, extra: Partial<SpendOwner> & { mod
     model: extra.model ?? 'openai/gpt-4o-mini',
     category: extra.category ?? 'text',
     amount: String(usd(amount)),
-    deadline: new Date(NOW.getTime() + 600_000).toISOString(),
+    priceVersion: null, serviceTier: null, deadline: new Date(NOW.getTime() + 600_000).toISOString(),
   },
 });
-const settled = (id: string, cost: string): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost: String(usd(cost)), usage: createUsage(), overrun: '0', piiMaskingFee: '0' } });
+const settled = (id: string, cost: string): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost: String(usd(cost)), usage: createUsage(), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} });
 
 function reserve(amount: string, limits: ReserveLimits = {}, extra: { model?: string; category?: 'text' | 'image'; id?: string } = {}): AccountCommand {
   return {
@@ -43,7 +43,7 @@ function reserve(amount: string, limits: ReserveLimits = {}, extra: { model?: st
     model: extra.model ?? 'openai/gpt-4o-mini',
     category: extra.category ?? 'text',
     amount: usd(amount),
-    deadline: new Date(NOW.getTime() + 600_000),
+    price: { version: 1, serviceTier: null }, deadline: new Date(NOW.getTime() + 600_000),
     limits,
     accessRevisions: { 'key-key_a': 3n, 'org-org_a': 1n },
   };
@@ -181,7 +181,7 @@ describe('account decider', () => {
     const open = () => given(credits('10'), reserved('gen-1', '1'));
     it('settles with the real cost and no overrun when it is within the reserve', () => {
       expect(events(decideAccount(open(), { type: 'SettleReservation', reservationId: 'gen-1', cost: usd('0.25'), usage: createUsage({ inputTokens: 10, outputTokens: 5 }) }, NOW))).to.deep.equal([
-        { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '250000000', usage: createUsage({ inputTokens: 10, outputTokens: 5 }), overrun: '0', piiMaskingFee: '0' } },
+        { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '250000000', usage: createUsage({ inputTokens: 10, outputTokens: 5 }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} },
       ]);
     });
     it('charges a cost above the reserve and records the overrun', () => {
@@ -210,7 +210,7 @@ describe('account decider', () => {
     });
     it('cuts off a revoked key for what was received', () => {
       const [event] = events(decideAccount(open(), { type: 'CutOffReservation', reservationId: 'gen-1', cost: usd('0.1'), usage: createUsage({ outputTokens: 3 }) }, NOW));
-      expect(event).to.deep.equal({ type: 'ReservationCutOff', data: { reservationId: 'gen-1', cost: '100000000', usage: createUsage({ outputTokens: 3 }), piiMaskingFee: '0' } });
+      expect(event).to.deep.equal({ type: 'ReservationCutOff', data: { reservationId: 'gen-1', cost: '100000000', usage: createUsage({ outputTokens: 3 }), piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} });
     });
     it('expires only after the deadline', () => {
       expect(events(decideAccount(open(), { type: 'ExpireReservation', reservationId: 'gen-1' }, NOW))).to.deep.equal([]);

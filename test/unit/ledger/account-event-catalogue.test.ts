@@ -24,25 +24,34 @@ const storedAccountEventData = (event: AccountEvent) => accountEventToAppend(eve
 describe('account event catalogue', () => {
   const settled: AccountEvent = {
     type: 'ReservationSettled',
-    data: { reservationId: 'gen-1', cost: '250', usage: createUsage({ inputTokens: 10, outputTokens: 5, counted: true }), overrun: '0', piiMaskingFee: '0' },
+    data: { reservationId: 'gen-1', cost: '250', usage: createUsage({ inputTokens: 10, outputTokens: 5, counted: true }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null},
   };
 
   it('stores usage without its in-memory version, and reads it back as the current Usage', () => {
     const data = storedAccountEventData(settled);
-    expect(data).to.deep.equal({ reservationId: 'gen-1', cost: '250', usage: { inputTokens: 10, outputTokens: 5, counted: true }, overrun: '0', piiMaskingFee: '0' });
+    expect(data).to.deep.equal({
+      reservationId: 'gen-1',
+      cost: '250',
+      usage: { inputTokens: 10, outputTokens: 5, counted: true },
+      overrun: '0',
+      piiMaskingFee: '0',
+      costByKind: {},
+      priceVersion: null,
+      serviceTier: null,
+    });
     expect(decodeAccountEvent(recorded('ReservationSettled', data, 2))).to.deep.equal(settled);
   });
 
   it('reads the usage of events already in the log, zeros and all, as it was written', () => {
     const usage = { inputTokens: 20, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 7, reasoningTokens: 0 };
     const event = decodeAccountEvent(recorded('ReservationCutOff', { reservationId: 'gen-2', cost: '90', usage }));
-    expect(event).to.deep.equal({ type: 'ReservationCutOff', data: { reservationId: 'gen-2', cost: '90', usage: { version: 2, ...usage }, piiMaskingFee: '0' } });
+    expect(event).to.deep.equal({ type: 'ReservationCutOff', data: { reservationId: 'gen-2', cost: '90', usage: { version: 2, ...usage }, piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} });
   });
 
   it('records a masked request: version 2 stores the masking in the usage and the fee apart', () => {
     const masked: AccountEvent = {
       type: 'ReservationSettled',
-      data: { reservationId: 'gen-4', cost: '1000250', usage: createUsage({ inputTokens: 10, outputTokens: 5, piiMaskedRequests: 1 }), overrun: '0', piiMaskingFee: '1000000' },
+      data: { reservationId: 'gen-4', cost: '1000250', usage: createUsage({ inputTokens: 10, outputTokens: 5, piiMaskedRequests: 1 }), overrun: '0', piiMaskingFee: '1000000' , costByKind: {}, priceVersion: null, serviceTier: null},
     };
     const appended = accountEventToAppend(masked, envelope);
     expect(appended.metadata.schemaVersion).to.equal(2);
@@ -57,12 +66,14 @@ describe('account event catalogue', () => {
     expect(() => decodeAccountEvent(recorded('ReservationSettled', { ...v1 }, 2))).to.throw(/ReservationSettled v2.*piiMaskingFee/);
   });
 
-  it('leaves out of the log the counts no price reads', () => {
+  it('stores every count a price reads: audio tokens and one-hour cache writes too', () => {
     const transcription: AccountEvent = {
       type: 'ReservationSettled',
-      data: { reservationId: 'gen-3', cost: '1', usage: createUsage({ inputTokens: 14, audioInputTokens: 14, outputTokens: 3 }), overrun: '0', piiMaskingFee: '0' },
+      data: { reservationId: 'gen-3', cost: '1', usage: createUsage({ inputTokens: 14, audioInputTokens: 14, outputTokens: 3 }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null},
     };
-    expect(storedAccountEventData(transcription)).to.deep.include({ usage: { inputTokens: 14, outputTokens: 3 } });
+    expect(storedAccountEventData(transcription)).to.deep.include({ usage: { inputTokens: 14, audioInputTokens: 14, outputTokens: 3 } });
+    const cached: AccountEvent = { ...transcription, data: { ...transcription.data, usage: createUsage({ inputTokens: 9, cacheWriteTokens: 5, cacheWrite1hTokens: 2, outputTokens: 4, audioOutputTokens: 1 }) } };
+    expect(storedAccountEventData(cached)).to.deep.include({ usage: { inputTokens: 9, cacheWriteTokens: 5, cacheWrite1hTokens: 2, outputTokens: 4, audioOutputTokens: 1 } });
   });
 
   it('stores the other events as they are', () => {
@@ -82,7 +93,7 @@ describe('account event catalogue', () => {
     const v1 = { reservationId: 'gen-4', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: '61650', deadline: '2026-11-21T10:11:00.000Z' };
 
     it('names the endpoint that reserved, at version 2', () => {
-      const reserved: AccountEvent = { type: 'FundsReserved', data: { ...v1, category: 'text', endpoint: 'messages' } };
+      const reserved: AccountEvent = { type: 'FundsReserved', data: { ...v1, category: 'text', endpoint: 'messages', priceVersion: 3, serviceTier: 'priority' } };
       const event = accountEventToAppend(reserved, envelope);
       expect(event.metadata.schemaVersion).to.equal(2);
       expect(event.data).to.deep.include({ endpoint: 'messages' });
@@ -90,7 +101,14 @@ describe('account event catalogue', () => {
     });
 
     it('reads a reserve of version 1, written before the endpoint was recorded, with no endpoint', () => {
-      expect(decodeAccountEvent(recorded('FundsReserved', v1, 1))).to.deep.equal({ type: 'FundsReserved', data: { ...v1, endpoint: null } });
+      expect(decodeAccountEvent(recorded('FundsReserved', v1, 1))).to.deep.equal({ type: 'FundsReserved', data: { ...v1, endpoint: null, priceVersion: null, serviceTier: null } });
+    });
+
+    it('reads a reserve recorded before prices were versioned with no price, and a settle of then with no split', () => {
+      const reserve = decodeAccountEvent(recorded('FundsReserved', { ...v1, endpoint: 'chat' }, 2));
+      expect(reserve.data).to.deep.include({ priceVersion: null, serviceTier: null });
+      const settle = decodeAccountEvent(recorded('ReservationSettled', { reservationId: 'gen-4', cost: '9', usage: { inputTokens: 1 }, overrun: '0', piiMaskingFee: '0' }, 2));
+      expect(settle.data).to.deep.include({ costByKind: {}, priceVersion: null, serviceTier: null });
     });
 
     it('refuses an endpoint in version 1 and a missing one in version 2: each version is its own shape', () => {

@@ -13,7 +13,7 @@ describe('account state in a snapshot', () => {
       state,
       {
         type: 'FundsReserved',
-        data: { reservationId: 'gen-open1', endpoint: 'chat', keyId: 'key_a', employeeId: 'emp_a', teamId: 'team_a', spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: '2000000000', deadline: '2026-11-25T12:10:00.000Z' },
+        data: { reservationId: 'gen-open1', endpoint: 'chat', keyId: 'key_a', employeeId: 'emp_a', teamId: 'team_a', spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: '2000000000', priceVersion: null, serviceTier: null, deadline: '2026-11-25T12:10:00.000Z' },
       },
       AT,
     );
@@ -22,7 +22,7 @@ describe('account state in a snapshot', () => {
     expect(serialized.open[0]).to.not.have.property('scopes');
 
     const restored = deserializeAccountState(JSON.parse(JSON.stringify(serialized)) as typeof serialized);
-    applyAccountEvent(restored, { type: 'ReservationSettled', data: { reservationId: 'gen-open1', cost: '500000000', usage: createUsage(), overrun: '0', piiMaskingFee: '0' } }, AT);
+    applyAccountEvent(restored, { type: 'ReservationSettled', data: { reservationId: 'gen-open1', cost: '500000000', usage: createUsage(), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} }, AT);
 
     // 0.5 USD settled and the 2 USD reserve released, on every scope of the request, for the day and the month
     const expected = { settled: 500_000_000n, reserved: 0n };

@@ -19,7 +19,7 @@ describe('account commands and outcomes on the account link', () => {
       category: 'text',
       // above 2^53: a number would lose the last digits
       amount: 9_007_199_254_740_993n,
-      deadline: new Date('2026-11-25T12:00:00.123Z'),
+      price: { version: 1, serviceTier: null }, deadline: new Date('2026-11-25T12:00:00.123Z'),
       limits: { key: { daily: 5_000_000_000n }, keyByModel: { monthly: 1n }, organization: { daily: 0n, monthly: 18_000_000_000_000_000_001n } },
       accessRevisions: { 'key-key_1': 7n, 'org-org_1': 0n },
     },

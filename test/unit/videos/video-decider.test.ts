@@ -6,7 +6,7 @@ const NOW = new Date('2026-11-26T12:00:00Z');
 const LEASE_MS = 15_000;
 const queued: VideoEvent = {
   type: 'VideoJobQueued',
-  data: { videoId: 'video_a', orgId: 'org_a', keyId: 'key_a', model: 'openai/sora-2', prompt: 'a lighthouse', seconds: 4, size: '720x1280', aspectRatio: null },
+  data: { videoId: 'video_a', orgId: 'org_a', keyId: 'key_a', model: 'openai/sora-2', prompt: 'a lighthouse', seconds: 4, size: '720x1280', aspectRatio: null, priceVersion: 1 },
 };
 const started = (attempt = 1): VideoEvent => ({ type: 'VideoJobSubmissionStarted', data: { attempt } });
 const submitted: VideoEvent = { type: 'VideoJobSubmitted', data: { providerVideoId: 'video_up' } };

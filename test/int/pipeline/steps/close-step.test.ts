@@ -26,7 +26,7 @@ describe('pipeline step: close (real accounts on Postgres)', function () {
   async function reserved(secret: string, requestId: string, masking: 'applied' | 'off' = 'off'): Promise<Reserved> {
     const authenticated = authenticateStep(pipeline.deps, { ...received(chatEndpoint, new MemoryConnection({ authorization: `Bearer ${secret}` })), requestId });
     const parsed = parseStep({ ...authenticated, masking, body: { model: 'openai/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] } });
-    return reserveStep(pipeline.deps, await admitStep(pipeline.deps, await estimateStep(resolveModelStep(pipeline.deps, parsed))));
+    return reserveStep(pipeline.deps, await admitStep(pipeline.deps, await estimateStep(pipeline.deps, resolveModelStep(pipeline.deps, parsed))));
   }
   const served = (stage: Reserved, outcome: Served['outcome']): Served => ({ ...stage, outcome });
 
@@ -72,9 +72,12 @@ describe('pipeline step: close (real accounts on Postgres)', function () {
     // 10,000,000 − 2,006,000 − 2,003,600 = 5,990,400 n$
     expect(await pipeline.core.accounts.balance(orgId)).to.deep.equal({ balance: 5_990_400n, reserved: 0n, available: 5_990_400n });
     const closings = (await pipeline.core.store.readStream(`account-${orgId}`)).filter((event) => event.type === 'ReservationSettled' || event.type === 'ReservationCutOff');
+    // the tokens split by kind (12 × 150 = 1,800 input; 7 × 600 = 4,200 and 3 × 600 = 1,800 output), at the
+    // price version 1 the reserve was made at (the test catalog's, recorded when the core opened)
+    const price = { priceVersion: 1, serviceTier: null };
     expect(closings.map((event) => [event.metadata.schemaVersion, event.data])).to.deep.equal([
-      [2, { reservationId: 'gen-closeMasked', cost: '2006000', usage: { inputTokens: 12, outputTokens: 7, piiMaskedRequests: 1 }, overrun: '0', piiMaskingFee: '2000000' }],
-      [2, { reservationId: 'gen-closeMaskedCut', cost: '2003600', usage: { inputTokens: 12, outputTokens: 3, piiMaskedRequests: 1 }, piiMaskingFee: '2000000' }],
+      [2, { reservationId: 'gen-closeMasked', cost: '2006000', usage: { inputTokens: 12, outputTokens: 7, piiMaskedRequests: 1 }, overrun: '0', piiMaskingFee: '2000000', costByKind: { input: '1800', output: '4200' }, ...price }],
+      [2, { reservationId: 'gen-closeMaskedCut', cost: '2003600', usage: { inputTokens: 12, outputTokens: 3, piiMaskedRequests: 1 }, piiMaskingFee: '2000000', costByKind: { input: '1800', output: '1800' }, ...price }],
     ]);
   });
 });

@@ -25,7 +25,7 @@ describe('pipeline step: reserve (real accounts on Postgres)', function () {
     const authenticated = authenticateStep(pipeline.deps, { ...received(chatEndpoint, new MemoryConnection({ authorization: `Bearer ${secret}` })), requestId });
     const body = { model: 'openai/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] };
     const parsed = parseStep({ ...authenticated, masking: 'off', body });
-    return admitStep(pipeline.deps, await estimateStep(resolveModelStep(pipeline.deps, parsed)));
+    return admitStep(pipeline.deps, await estimateStep(pipeline.deps, resolveModelStep(pipeline.deps, parsed)));
   }
 
   it('reserves the amount on the account and returns the reservation', async () => {

@@ -10,7 +10,7 @@ import { parseStep } from '../../../../src/pipeline/steps/parse-step.js';
 import { serveStep } from '../../../../src/pipeline/steps/serve-step.js';
 import { MemoryConnection } from '../../../support/memory-connection.js';
 import { ScriptedProvider } from '../../../support/scripted-provider.js';
-import { bodyRead, testCaller, testModel } from '../../../support/pipeline-stages.js';
+import { bodyRead, NOW, testPrices, testCaller, testModel } from '../../../support/pipeline-stages.js';
 
 const headers = { contentType: 'application/json', retryAfter: undefined, requestId: undefined };
 const completion = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } };
@@ -21,7 +21,7 @@ describe('pipeline step: serve', () => {
 
   async function reserved(connection: MemoryConnection): Promise<Reserved> {
     const parsed = parseStep(bodyRead(chatEndpoint, { model: 'openai/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }, testCaller(), connection));
-    const estimated = await estimateStep({ ...parsed, model: await testModel('openai/gpt-4o-mini') });
+    const estimated = await estimateStep({ prices: await testPrices(), clock: { now: () => NOW } }, { ...parsed, model: await testModel('openai/gpt-4o-mini') });
     const reservation = { orgId: 'org_step', reservationId: 'gen-step', owner: { keyId: 'key_step', employeeId: null, teamId: null, spaceId: null }, amount: estimated.amount, caller: estimated.caller };
     return { ...estimated, admittedTokens: 111, reservation };
   }
