@@ -44,7 +44,8 @@ function blocks(planned: PlannedBlocks): Block[] {
   ];
 }
 
-function messagesUsage(usage: ScriptedUsage, outputTokens = usage.outputTokens): Record<string, unknown> {
+/** The usage of the whole answer, or (`start`) of `message_start`: an output of 1 and no thinking yet. */
+function messagesUsage(usage: ScriptedUsage, start = false): Record<string, unknown> {
   const writes = usage.cacheWriteInputTokens ?? 0;
   const oneHour = usage.cacheWrite1hInputTokens ?? 0;
   return {
@@ -52,8 +53,8 @@ function messagesUsage(usage: ScriptedUsage, outputTokens = usage.outputTokens):
     cache_creation_input_tokens: writes,
     cache_read_input_tokens: usage.cachedInputTokens ?? 0,
     cache_creation: { ephemeral_5m_input_tokens: writes - oneHour, ephemeral_1h_input_tokens: oneHour },
-    output_tokens: outputTokens,
-    ...thinking(usage),
+    output_tokens: start ? 1 : usage.outputTokens,
+    ...(start ? {} : thinking(usage)),
     service_tier: 'standard',
   };
 }
@@ -113,7 +114,7 @@ export function messagesEvents(answer: ScriptedAnswer, request: unknown): SseEve
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      ...(usage ? { usage: messagesUsage(usage.messageStart ?? usage, 1) } : {}),
+      ...(usage ? { usage: messagesUsage(usage.messageStart ?? usage, true) } : {}),
     },
   });
   let index = 0;

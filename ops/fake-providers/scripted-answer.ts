@@ -46,6 +46,8 @@ export interface ScriptedAnswer {
   readonly errorEventAfter?: number;
   /** Streams: send every event but the last, then wait for this promise (proves the client reads incrementally). */
   readonly holdLastEventUntil?: Promise<unknown>;
+  /** Streams: send `count` events, then wait for `until` before the rest (a client leaves at a known point of the answer). */
+  readonly pauseAfterEvents?: { readonly count: number; readonly until: Promise<unknown> };
   /** The model named in the answer (default: the request's). */
   readonly model?: string;
   /** POST /v1/videos: how the job progresses. */
