@@ -54,3 +54,12 @@ export function usageToChat(value: Usage): JsonObject {
     completion_tokens_details: completionDetails,
   };
 }
+
+/**
+ * A provider's chat usage passed through to a chat client, in OpenAI's meaning: from a server that reports
+ * reasoning beside `completion_tokens`, the completion is made the whole output, as it is charged (and as
+ * the server's `total_tokens` already counts it); any other usage goes out as it came.
+ */
+export function chatUsageAsCharged(reported: JsonObject, usage: Usage): JsonObject {
+  return usage.outputTokens !== undefined && reported.completion_tokens !== usage.outputTokens ? { ...reported, completion_tokens: usage.outputTokens } : reported;
+}

@@ -3,7 +3,7 @@ import type { FormatName } from '../../../src/formats/canonical/format-name.js';
 import { accountStreamId } from '../../../src/ledger/account-events.js';
 import type { ScriptedAnswer, ScriptedUsage } from '../../../ops/fake-providers/scripted-answer.js';
 import type { GatewayHarness } from '../../support/gateway-harness.js';
-import { CLIENT_FORMATS, postText, textRequest, type ClientFormat, type GatewayAnswer } from '../../support/text-format-client.js';
+import { CLIENT_FORMATS, postText, streamViolations, textRequest, type ClientFormat, type GatewayAnswer } from '../../support/text-format-client.js';
 
 /**
  * What the token-kind suites share. Every expected amount in them is a literal worked out by hand, in
@@ -77,7 +77,10 @@ export async function exchange(harness: GatewayHarness, client: ClientFormat, pr
   harness[fake].enqueue(script);
   const answer = await postText(harness.gateway.url, client, secret, textRequest(client, model, { stream, maxTokens: MAX_TOKENS }));
   expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
-  if (stream) expect(terminalOf(client, answer), 'the stream ended as a success').to.equal(true);
+  if (stream) {
+    expect(terminalOf(client, answer), 'the stream ended as a success').to.equal(true);
+    expect(streamViolations(client, answer.events!), 'the stream grammar').to.deep.equal([]);
+  }
   return { answer, charge: await chargeOfOnlyRequest(harness, orgId) };
 }
 
