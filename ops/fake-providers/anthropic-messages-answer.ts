@@ -44,24 +44,35 @@ function blocks(planned: PlannedBlocks): Block[] {
   ];
 }
 
-function messagesUsage(usage: ScriptedUsage, outputTokens = usage.outputTokens): Record<string, unknown> {
+/** The usage of the whole answer, or (`start`) of `message_start`: an output of 1 and no thinking yet. */
+function messagesUsage(usage: ScriptedUsage, start = false): Record<string, unknown> {
+  const writes = usage.cacheWriteInputTokens ?? 0;
+  const oneHour = usage.cacheWrite1hInputTokens ?? 0;
   return {
     input_tokens: usage.inputTokens,
-    cache_creation_input_tokens: usage.cacheWriteInputTokens ?? 0,
+    cache_creation_input_tokens: writes,
     cache_read_input_tokens: usage.cachedInputTokens ?? 0,
-    output_tokens: outputTokens,
+    cache_creation: { ephemeral_5m_input_tokens: writes - oneHour, ephemeral_1h_input_tokens: oneHour },
+    output_tokens: start ? 1 : usage.outputTokens,
+    ...(start ? {} : thinking(usage)),
     service_tier: 'standard',
   };
 }
 
-/** MessageDeltaUsage: cumulative counts, no service tier. */
+/** MessageDeltaUsage: cumulative counts, no service tier, no split of the cache writes. */
 function deltaUsage(usage: ScriptedUsage): Record<string, unknown> {
+  if (usage.messageDelta === 'output') return { output_tokens: usage.outputTokens, ...thinking(usage) };
   return {
     input_tokens: usage.inputTokens,
     cache_creation_input_tokens: usage.cacheWriteInputTokens ?? 0,
     cache_read_input_tokens: usage.cachedInputTokens ?? 0,
     output_tokens: usage.outputTokens,
+    ...thinking(usage),
   };
+}
+
+function thinking(usage: ScriptedUsage): Record<string, unknown> {
+  return usage.reasoningTokens === undefined ? {} : { output_tokens_details: { thinking_tokens: usage.reasoningTokens } };
 }
 
 function stopSequence(answer: ScriptedAnswer): string | null {
@@ -103,7 +114,7 @@ export function messagesEvents(answer: ScriptedAnswer, request: unknown): SseEve
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      ...(usage ? { usage: messagesUsage(usage, 1) } : {}),
+      ...(usage ? { usage: messagesUsage(usage.messageStart ?? usage, true) } : {}),
     },
   });
   let index = 0;

@@ -48,7 +48,7 @@ export interface FakeExchange {
 }
 
 /** Stream controls of a scripted answer, shared by every format's stream writer. */
-export type StreamControls = Pick<ScriptedAnswer, 'eventDelayMs' | 'failAfterEvents' | 'errorEventAfter' | 'holdLastEventUntil'>;
+export type StreamControls = Pick<ScriptedAnswer, 'eventDelayMs' | 'failAfterEvents' | 'errorEventAfter' | 'holdLastEventUntil' | 'pauseAfterEvents'>;
 
 /**
  * The HTTP side every fake shares: a real node:http server on 127.0.0.1, connection counting, request
@@ -185,6 +185,7 @@ export abstract class FakeProviderServer {
         return;
       }
       if (index === events.length - 1 && controls.holdLastEventUntil) await controls.holdLastEventUntil;
+      if (index === controls.pauseAfterEvents?.count) await controls.pauseAfterEvents.until;
       if (controls.eventDelayMs) await sleep(controls.eventDelayMs, undefined, { signal: closed }).catch(() => undefined);
       if (closed.aborted) return;
       const text = formatSseEvent(events[index]!);

@@ -18,12 +18,20 @@ import {
 const FINISH: Record<ScriptedFinish, string> = { end: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_calls: 'tool_calls' };
 
 export function chatUsage(usage: ScriptedUsage): Record<string, unknown> {
+  const reasoning = usage.reasoningTokens ?? 0;
+  const completion = usage.reasoningBesideOutput ? usage.outputTokens - reasoning : usage.outputTokens;
+  const prompt: Record<string, unknown> = { cached_tokens: usage.cachedInputTokens ?? 0, audio_tokens: usage.audioInputTokens ?? 0 };
+  if (usage.cacheWriteInputTokens !== undefined) prompt.cache_write_tokens = usage.cacheWriteInputTokens;
+  if (usage.cacheWrite1hInputTokens !== undefined) {
+    const writes = usage.cacheWriteInputTokens ?? usage.cacheWrite1hInputTokens;
+    prompt.cache_creation_token_details = { ephemeral_5m_input_tokens: writes - usage.cacheWrite1hInputTokens, ephemeral_1h_input_tokens: usage.cacheWrite1hInputTokens };
+  }
   return {
     prompt_tokens: usage.inputTokens,
-    completion_tokens: usage.outputTokens,
+    completion_tokens: completion,
     total_tokens: usage.inputTokens + usage.outputTokens,
-    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    prompt_tokens_details: prompt,
+    completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: usage.audioOutputTokens ?? 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }
 

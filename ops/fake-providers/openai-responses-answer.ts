@@ -17,11 +17,16 @@ import {
 type Item = Record<string, unknown>;
 
 function responsesUsage(usage: ScriptedUsage): Record<string, unknown> {
+  const input: Record<string, unknown> = { cached_tokens: usage.cachedInputTokens ?? 0 };
+  if (usage.cacheWriteInputTokens !== undefined) input.cache_write_tokens = usage.cacheWriteInputTokens;
+  if (usage.audioInputTokens !== undefined) input.audio_tokens = usage.audioInputTokens;
+  const output: Record<string, unknown> = { reasoning_tokens: usage.reasoningTokens ?? 0 };
+  if (usage.audioOutputTokens !== undefined) output.audio_tokens = usage.audioOutputTokens;
   return {
     input_tokens: usage.inputTokens,
-    input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
+    input_tokens_details: input,
     output_tokens: usage.outputTokens,
-    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+    output_tokens_details: output,
     total_tokens: usage.inputTokens + usage.outputTokens,
   };
 }

@@ -46,6 +46,8 @@ export interface ScriptedAnswer {
   readonly errorEventAfter?: number;
   /** Streams: send every event but the last, then wait for this promise (proves the client reads incrementally). */
   readonly holdLastEventUntil?: Promise<unknown>;
+  /** Streams: send `count` events, then wait for `until` before the rest (a client leaves at a known point of the answer). */
+  readonly pauseAfterEvents?: { readonly count: number; readonly until: Promise<unknown> };
   /** The model named in the answer (default: the request's). */
   readonly model?: string;
   /** POST /v1/videos: how the job progresses. */
@@ -62,12 +64,40 @@ export interface ScriptedToolCall {
   readonly arguments: string | Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Usage in the provider's own meaning (see `ScriptedAnswer`): each count goes into its format's field, and
+ * a detail left out is written as each provider does (0, or no field). Where each one goes:
+ * - chat: `prompt_tokens_details.cached_tokens` / `.cache_write_tokens` (OpenRouter's name) /
+ *   `.cache_creation_token_details` (LiteLLM's split, only with `cacheWrite1hInputTokens`) / `.audio_tokens`,
+ *   `completion_tokens_details.reasoning_tokens` / `.audio_tokens`;
+ * - messages: `cache_read_input_tokens`, `cache_creation_input_tokens`, `cache_creation.ephemeral_5m/1h_input_tokens`,
+ *   `output_tokens_details.thinking_tokens` (no audio: Anthropic has none);
+ * - responses: `input_tokens_details.cached_tokens` / `.cache_write_tokens` / `.audio_tokens`,
+ *   `output_tokens_details.reasoning_tokens` / `.audio_tokens`.
+ */
 export interface ScriptedUsage {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly cachedInputTokens?: number;
   readonly cacheWriteInputTokens?: number;
+  /** The part of `cacheWriteInputTokens` written for an hour; the rest is written for five minutes. */
+  readonly cacheWrite1hInputTokens?: number;
   readonly reasoningTokens?: number;
+  /**
+   * Chat: reasoning reported beside `completion_tokens` instead of inside it, as some OpenAI-style servers
+   * do: `completion_tokens` is `outputTokens − reasoningTokens`, `total_tokens` the input plus the whole output.
+   */
+  readonly reasoningBesideOutput?: boolean;
+  readonly audioInputTokens?: number;
+  readonly audioOutputTokens?: number;
+  /**
+   * Messages streams: what `message_delta` says. `cumulative` (default): the input, cache and output counts,
+   * as recent API versions do; `output`: only `output_tokens` (and the thinking tokens), as the streaming
+   * docs' example does, so that the cache counts come in `message_start` alone.
+   */
+  readonly messageDelta?: 'cumulative' | 'output';
+  /** Messages streams: what `message_start` says instead of this usage (a later `message_delta` then corrects it). */
+  readonly messageStart?: ScriptedUsage;
 }
 
 export interface ScriptedError {

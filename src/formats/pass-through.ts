@@ -4,7 +4,7 @@ import { dropUnsupportedNativeParams } from './canonical/drop-unsupported-params
 import type { FormatName } from './canonical/format-name.js';
 import type { ClientIdentity, ClientStream, EncoderOptions } from './canonical/stream-codec.js';
 import { ChatPassThroughStream } from './chat/chat-pass-through-stream.js';
-import { usageFromChat } from './chat/chat-usage.js';
+import { chatUsageAsCharged, usageFromChat } from './chat/chat-usage.js';
 import { MessagesPassThroughStream } from './messages/messages-pass-through-stream.js';
 import { usageFromMessages, usageToMessages } from './messages/messages-usage.js';
 import { ResponsesPassThroughStream } from './responses/responses-pass-through-stream.js';
@@ -44,8 +44,11 @@ export function passThroughRequest(format: FormatName, body: JsonObject, options
 /** A same-format provider answer with the gateway's identity; usage read for settlement. */
 export function passThroughResponse(format: FormatName, body: JsonObject, identity: ClientIdentity): { body: JsonObject; usage: Usage | undefined } {
   switch (format) {
-    case 'chat':
-      return { body: { ...body, id: identity.requestId, model: identity.model }, usage: usageFromChat(body.usage) };
+    case 'chat': {
+      const usage = usageFromChat(body.usage);
+      const shown = usage && isJsonObject(body.usage) ? chatUsageAsCharged(body.usage, usage) : body.usage;
+      return { body: { ...body, id: identity.requestId, model: identity.model, ...(shown === undefined ? {} : { usage: shown }) }, usage };
+    }
     case 'messages': {
       const usage = usageFromMessages(body.usage);
       // Spec 2.2: the gateway's input_tokens is the whole input, cache included.

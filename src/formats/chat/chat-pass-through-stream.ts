@@ -3,7 +3,7 @@ import type { SseEvent } from '../sse-event.js';
 import { truncatedStreamError, type CanonicalError } from '../canonical/canonical-error.js';
 import type { Usage } from '../../billing/usage.js';
 import type { ClientStream, EncoderOptions } from '../canonical/stream-codec.js';
-import { usageFromChat } from './chat-usage.js';
+import { chatUsageAsCharged, usageFromChat } from './chat-usage.js';
 import { errorFromOpenAiBody, renderOpenAiErrorBody } from './openai-error.js';
 
 /**
@@ -77,11 +77,16 @@ export class ChatPassThroughStream implements ClientStream {
     }
     if (!this.started) this.learnHead(chunk, event.data);
     if (isJsonObject(chunk.usage)) {
-      this.usage = usageFromChat(chunk.usage);
+      const usage = usageFromChat(chunk.usage);
+      this.usage = usage;
       if (!this.options.includeUsage) {
         if (Array.isArray(chunk.choices) && chunk.choices.length === 0) return out;
         const { usage: _hidden, ...rest } = chunk;
         out.push({ data: JSON.stringify(this.withIdentity(rest)) });
+        return out;
+      }
+      if (usage) {
+        out.push({ data: JSON.stringify(this.withIdentity({ ...chunk, usage: chatUsageAsCharged(chunk.usage, usage) })) });
         return out;
       }
     }

@@ -2,7 +2,6 @@ import { isJsonObject, tryParseJson, type JsonObject } from '../json-value.js';
 import type { SseEvent } from '../sse-event.js';
 import { truncatedStreamError, type CanonicalError } from '../canonical/canonical-error.js';
 import type { Usage } from '../../billing/usage.js';
-import { reportedTokenCount, sumOfReportedCounts } from '../reported-token-count.js';
 import type { ClientStream, EncoderOptions } from '../canonical/stream-codec.js';
 import { errorFromMessagesBody, renderMessagesErrorBody } from './messages-error.js';
 import { usageFromMessages } from './messages-usage.js';
@@ -72,13 +71,16 @@ export class MessagesPassThroughStream implements ClientStream {
     return out;
   }
 
-  /** Counts are cumulative: the latest non-null value of each wins ([ANT-SDK] MessageStream). */
+  /**
+   * Counts are cumulative: the latest non-null value of each wins ([ANT-SDK] MessageStream). `message_start`
+   * alone may carry the cache counts and their split (`message_delta` often says only `output_tokens`), so
+   * both are merged before the usage is read.
+   */
   private merge(reported: JsonObject): JsonObject {
     for (const [key, value] of Object.entries(reported)) if (value !== null) this.usageRaw[key] = value;
     this.usage = usageFromMessages(this.usageRaw);
     if (reported.input_tokens === undefined || reported.input_tokens === null) return reported;
-    const { input_tokens, cache_read_input_tokens, cache_creation_input_tokens } = this.usageRaw;
-    const whole = sumOfReportedCounts(reportedTokenCount(input_tokens), reportedTokenCount(cache_read_input_tokens), reportedTokenCount(cache_creation_input_tokens)) ?? 0;
-    return { ...reported, input_tokens: whole };
+    // the whole input as settled: the latest uncached, cache-read and cache-write counts together
+    return { ...reported, input_tokens: this.usage?.inputTokens ?? 0 };
   }
 }
