@@ -272,6 +272,8 @@ export interface AuditVerificationRecord {
   object: 'audit_verification';
   organizations: number;
   checkpoint: string | null;
+  /** Charges priced again at their recorded price version, and those recorded before prices were versioned. */
+  repriced: { charges: number; not_versioned: number };
   mismatches: string[];
 }
 

@@ -76,7 +76,7 @@ await withBenchDatabase('ledger', async (url) => {
                 model: 'openai/gpt-4o-mini',
                 category: 'text',
                 amount: 1_000_000n,
-                price: { version: 1, serviceTier: null }, deadline: new Date(Date.now() + 600_000),
+                price: { version: null, serviceTier: null }, deadline: new Date(Date.now() + 600_000),
                 limits: { key: { daily: 10n ** 14n } },
                 accessRevisions: {},
               },

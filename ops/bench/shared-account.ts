@@ -110,7 +110,7 @@ await withBenchDatabase('shared_account', async (url) => {
               const owner = { keyId: `key_${lane % 10}`, employeeId: null, teamId: null, spaceId: null };
               const deadlineAt = new Date(Date.now() + 600_000);
               const limits = { key: { daily: 10n ** 14n } };
-              await service.execute(org, { type: 'ReserveFunds', reservationId: id, endpoint: 'chat', owner, model: 'openai/gpt-4o-mini', category: 'text', amount: 1_000_000n, price: { version: 1, serviceTier: null }, deadline: deadlineAt, limits, accessRevisions: {} }, id);
+              await service.execute(org, { type: 'ReserveFunds', reservationId: id, endpoint: 'chat', owner, model: 'openai/gpt-4o-mini', category: 'text', amount: 1_000_000n, price: { version: null, serviceTier: null }, deadline: deadlineAt, limits, accessRevisions: {} }, id);
               await service.execute(org, { type: 'SettleReservation', reservationId: id, cost: 400_000n, usage: createUsage({ inputTokens: 100, outputTokens: 50 }) }, id);
               pairs++;
             }

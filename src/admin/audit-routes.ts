@@ -16,7 +16,8 @@ import { parseBody } from './admin-schemas.js';
  * - `GET /admin/v1/audit?organization_id&from&to&group_by&format=json|csv|table`: the report; the CSV is
  *   the contract the web console's download follows byte for byte;
  * - `GET /admin/v1/audit/reconcile?…`: its differences with the read models (as of their checkpoint);
- * - `GET /admin/v1/audit/verify[?organization_id]`: the balance equation of every organization.
+ * - `GET /admin/v1/audit/verify[?organization_id]`: the balance equation of every organization, and every
+ *   charge re-priced at its recorded price version.
  * Each replays the log (one account stream when an organization is named and nothing is reconciled).
  */
 export interface AuditRouteDependencies extends AuditSources {
@@ -63,7 +64,13 @@ export function auditRoutes(deps: AuditRouteDependencies): Router {
     const input = parseBody(verifyQuery, req.query);
     if (input.organization_id !== undefined) await deps.commands.loadOrganization(input.organization_id);
     const verification = await verifyLedger(deps, input.organization_id);
-    res.json({ object: 'audit_verification', organizations: verification.organizations, checkpoint: verification.checkpoint, mismatches: verification.mismatches } satisfies AuditVerificationRecord);
+    res.json({
+      object: 'audit_verification',
+      organizations: verification.organizations,
+      checkpoint: verification.checkpoint,
+      repriced: { charges: verification.repriced.charges, not_versioned: verification.repriced.notVersioned },
+      mismatches: verification.mismatches,
+    } satisfies AuditVerificationRecord);
   });
 
   return router;

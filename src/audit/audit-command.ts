@@ -11,7 +11,7 @@ import { auditReport, reconcileAudit, verifyLedger, type AuditSources, type Veri
  * Exit codes: 0 consistent; 1 a difference or mismatch was found (each printed on stderr); 2 bad usage;
  * 3 the audit could not run (cli.ts: configuration, database, event store or gateway unreachable).
  */
-export const AUDIT_USAGE = `usage: npm run audit -- [--org ID] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--group-by key|model|space|day|type] [--format table|csv|json] [--reconcile]
+export const AUDIT_USAGE = `usage: npm run audit -- [--org ID] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--group-by key|model|space|day|type|price_version] [--format table|csv|json] [--reconcile]
        npm run audit -- verify [--org ID]`;
 
 export interface AuditBackend {
@@ -82,9 +82,11 @@ export async function runAuditCommand(args: readonly string[], context: AuditCom
   if (parsed.command === 'verify') {
     const verification = await context.backend.verify(parsed.filter.orgId);
     for (const mismatch of verification.mismatches) context.err(`mismatch: ${mismatch}`);
+    const { charges, notVersioned } = verification.repriced;
+    const before = notVersioned > 0 ? ` (${notVersioned} recorded before prices were versioned are not)` : '';
     context.out(
       verification.mismatches.length === 0
-        ? `verified ${verification.organizations} organizations: credits − settled = balance and open reservations = reserved, in the log, the account state and the read models\n`
+        ? `verified ${verification.organizations} organizations: credits − settled = balance and open reservations = reserved, in the log, the account state and the read models; re-priced ${charges} charges at their price versions${before}\n`
         : `${verification.mismatches.length} mismatches in ${verification.organizations} organizations\n`,
     );
     return verification.mismatches.length === 0 ? 0 : 1;

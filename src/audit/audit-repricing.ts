@@ -47,17 +47,17 @@ export function repriceCharge(
   }
   const expected = chargeOf(pricing, charge.usage);
   if (expected.cost !== BigInt(charge.cost)) {
-    result.mispriced.push(`${where} was charged ${formatUsd(BigInt(charge.cost))}, but its usage at that price costs ${formatUsd(expected.cost)}`);
+    result.mispriced.push(`${where} was charged $${formatUsd(BigInt(charge.cost))}, but its usage at that price costs $${formatUsd(expected.cost)}`);
     return;
   }
   if (expected.piiMaskingFee !== BigInt(charge.piiMaskingFee)) {
-    result.mispriced.push(`${where} records a masking fee of ${formatUsd(BigInt(charge.piiMaskingFee))}, but its price says ${formatUsd(expected.piiMaskingFee)}`);
+    result.mispriced.push(`${where} records a masking fee of $${formatUsd(BigInt(charge.piiMaskingFee))}, but its price says $${formatUsd(expected.piiMaskingFee)}`);
     return;
   }
   if (Object.keys(charge.costByKind).length === 0) return;
   for (const kind of COST_KINDS) {
     const recorded = BigInt(charge.costByKind[kind] ?? '0');
     const priced = expected.costByKind[kind] ?? 0n;
-    if (recorded !== priced) result.mispriced.push(`${where} records ${formatUsd(recorded)} of ${kind}, but its usage at that price gives ${formatUsd(priced)}`);
+    if (recorded !== priced) result.mispriced.push(`${where} records $${formatUsd(recorded)} of ${kind}, but its usage at that price gives $${formatUsd(priced)}`);
   }
 }

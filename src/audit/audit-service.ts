@@ -51,15 +51,20 @@ export interface Verification {
   /** Organizations with an account stream (or a balance row). */
   readonly organizations: number;
   readonly checkpoint: string | null;
+  /** Charges priced again at their recorded price version, and those recorded before prices were versioned (not re-priced). */
+  readonly repriced: { readonly charges: number; readonly notVersioned: number };
   readonly mismatches: string[];
 }
 
 export async function verifyLedger(sources: AuditSources, orgId?: string): Promise<Verification> {
   const readModels = await readLedgerReadModels(sources.readModels, { orgId });
-  const replay = await replayLedger(sources.store, { ...(orgId === undefined ? {} : { orgId }), snapshotAt: readModels.checkpoint, accountState: true });
+  const replay = await replayLedger(sources.store, { ...(orgId === undefined ? {} : { orgId }), snapshotAt: readModels.checkpoint, accountState: true, reprice: true });
   const organizations = new Set([...replay.head.accounts.keys(), ...readModels.balances.keys()]).size;
-  if (!replay.atSnapshot) return { organizations, checkpoint: readModels.checkpoint, mismatches: [notInLog(readModels.checkpoint)] };
-  return { organizations, checkpoint: readModels.checkpoint, mismatches: verifyBalances(replay.head, replay.atSnapshot, readModels, orgId) };
+  const repricing = replay.head.repricing!;
+  const repriced = { charges: repricing.checked, notVersioned: repricing.notVersioned };
+  if (!replay.atSnapshot) return { organizations, checkpoint: readModels.checkpoint, repriced, mismatches: [notInLog(readModels.checkpoint)] };
+  const mismatches = [...verifyBalances(replay.head, replay.atSnapshot, readModels, orgId), ...repricing.mispriced];
+  return { organizations, checkpoint: readModels.checkpoint, repriced, mismatches };
 }
 
 function notInLog(checkpoint: string | null): string {

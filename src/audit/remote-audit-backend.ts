@@ -21,7 +21,7 @@ export function remoteAuditBackend(client: AdminApiClient): AuditBackend {
     },
     async verify(orgId) {
       const answer = await client.json<AuditVerificationRecord>('GET', `/audit/verify${orgId === undefined ? '' : `?organization_id=${encodeURIComponent(orgId)}`}`);
-      return { organizations: answer.organizations, checkpoint: answer.checkpoint, mismatches: answer.mismatches };
+      return { organizations: answer.organizations, checkpoint: answer.checkpoint, repriced: { charges: answer.repriced.charges, notVersioned: answer.repriced.not_versioned }, mismatches: answer.mismatches };
     },
   };
 }

@@ -37,8 +37,12 @@ export type AccountCommand =
       readonly model: string;
       readonly category: ModelCategory;
       readonly amount: bigint;
-      /** The price version and service tier the amount was priced at; the close is charged at the same. */
-      readonly price: { readonly version: number; readonly serviceTier: string | null };
+      /**
+       * The price version and service tier the amount was priced at; the close is charged at the same. A
+       * request always has one; null is money moved at no recorded price (tools and tests that reserve and
+       * settle amounts of their own), which the audit's re-pricing counts apart.
+       */
+      readonly price: { readonly version: number | null; readonly serviceTier: string | null };
       readonly deadline: Date;
       readonly limits: ReserveLimits;
       /** The revision of each access stream (`key-…`, `org-…`) the caller's checks and limits came from. */

@@ -100,7 +100,13 @@ describe('console in a real browser: overview and models', function () {
     await page().getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click();
     await page().getByTestId('models').waitFor();
     const models = (await admin().ok('GET', '/models')).data;
-    const rows = await rowsOf('models');
+    const withVersions = await rowsOf('models');
+    // the last cell: the price version in force and since when, as GET /models says, and its history button
+    for (const [index, row] of withVersions.entries()) {
+      const model = models[index];
+      expect(row.split('|').at(-1)).to.equal(`v${model.pricing_version} since ${model.pricing_effective_at.slice(0, 10)} ${model.pricing_effective_at.slice(11, 19)} history`);
+    }
+    const rows = withVersions.map((row) => row.split('|').slice(0, -1).join('|'));
     expect(rows).to.have.length(models.length);
     expect(rows.map((row) => row.split('|')[0])).to.deep.equal(models.map((model: { id: string }) => model.id));
     expect(rows).to.include('openai/gpt-4o-mini|text|openai|$0.15|$0.075|—|$0.60|—|16,384|128,000|tools, vision, prompt_cache');
@@ -108,6 +114,19 @@ describe('console in a real browser: overview and models', function () {
     expect(rows).to.include('openai/whisper-1|speech|openai|—|—|—|—|$0.006 / audio minute|—|—|—');
     expect(rows).to.include('openai/gpt-image-1|image|openai|—|—|—|—|$0.04 / image|—|—|—');
     await browser.screenshot('14-models');
+  });
+
+  it("shows a model's price history, each version as GET /models/{id}/prices lists it, newest first", async () => {
+    await page().locator('tr[data-model="openai/gpt-4o-mini"]').getByRole('button', { name: 'history' }).click();
+    await page().getByTestId('price-history').waitFor();
+    const versions = (await admin().ok('GET', `/models/${encodeURIComponent('openai/gpt-4o-mini')}/prices`)).data.reverse();
+    const rows = await rowsOf('price-history');
+    expect(rows).to.have.length(versions.length);
+    const newest = versions[0];
+    expect(rows[0]).to.equal(
+      `v${newest.version}|${newest.effective_at.slice(0, 10)} ${newest.effective_at.slice(11, 19)}|in force|catalog file|input $0.15, cached input $0.075, output $0.60, masking fee $0.002`,
+    );
+    await browser.screenshot('15-model-price-history');
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {

@@ -41,7 +41,7 @@ describe('ledger read models, spend report and reservation sweeper', function ()
     model,
     category: model.includes('image') ? 'image' : 'text',
     amount: parseUsd(amount),
-    price: { version: 1, serviceTier: null }, deadline,
+    price: { version: null, serviceTier: null }, deadline,
     limits: {},
     accessRevisions: {},
   });
@@ -63,18 +63,21 @@ describe('ledger read models, spend report and reservation sweeper', function ()
       expect(byModel.data.reduce((n: number, row: { requests: number }) => n + row.requests, 0)).to.equal(3);
     });
     expect(byModel.total_usd).to.equal('0.29');
+    // the amounts here are settled directly, without a split by kind: the report's kinds are all zero
+    const spendRows = async (query: string) => (await admin.ok('GET', `/organizations/${orgId}/spend?${query}`)).data.map(({ cost_by_kind: _kinds, ...row }: Record<string, unknown>) => row);
+    byModel.data = byModel.data.map(({ cost_by_kind: _kinds, ...row }: Record<string, unknown>) => row);
     expect(byModel.data).to.deep.equal([
       { model: 'openai/gpt-4o-mini', cost_usd: '0.25', requests: 2 },
       { model: 'openai/gpt-image-1', cost_usd: '0.04', requests: 1 },
     ]);
-    expect((await admin.ok('GET', `/organizations/${orgId}/spend?group_by=key`)).data).to.deep.equal([{ key: keyId, cost_usd: '0.29', requests: 3 }]);
-    expect((await admin.ok('GET', `/organizations/${orgId}/spend?group_by=space`)).data).to.deep.equal([
+    expect(await spendRows('group_by=key')).to.deep.equal([{ key: keyId, cost_usd: '0.29', requests: 3 }]);
+    expect(await spendRows('group_by=space')).to.deep.equal([
       { space: null, cost_usd: '0.25', requests: 2 },
       { space: space.id, cost_usd: '0.04', requests: 1 },
     ]);
     expect((await admin.ok('GET', `/organizations/${orgId}/spend?group_by=type`)).data.map((row: { type: string }) => row.type)).to.deep.equal(['image', 'text']);
     const today = new Date().toISOString().slice(0, 10);
-    expect((await admin.ok('GET', `/organizations/${orgId}/spend?group_by=day`)).data).to.deep.equal([{ day: today, cost_usd: '0.29', requests: 3 }]);
+    expect(await spendRows('group_by=day')).to.deep.equal([{ day: today, cost_usd: '0.29', requests: 3 }]);
     expect((await admin.ok('GET', `/organizations/${orgId}/spend?from=2020-01-01&to=2020-01-31`)).data).to.deep.equal([]);
 
     const balances = await sql<{ balance: string; reserved: string }>`select balance::text, reserved::text from balances where org_id = ${orgId}`.execute(gateway.database.kysely);

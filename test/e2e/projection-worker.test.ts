@@ -42,7 +42,7 @@ describe('projection worker (gateway with PROJECTIONS=off)', function () {
     const { orgId, keyId } = await admin.organizationWithKey({ credits: '10' });
     const owner = { keyId, employeeId: null, teamId: null, spaceId: null };
     const deadline = new Date(Date.now() + 600_000);
-    await gateway.accounts.execute(orgId, { type: 'ReserveFunds', reservationId: 'gen-w1', endpoint: 'chat', owner, model: 'openai/gpt-4o-mini', category: 'text', amount: parseUsd('1'), price: { version: 1, serviceTier: null }, deadline, limits: {}, accessRevisions: {} }, 'gen-w1');
+    await gateway.accounts.execute(orgId, { type: 'ReserveFunds', reservationId: 'gen-w1', endpoint: 'chat', owner, model: 'openai/gpt-4o-mini', category: 'text', amount: parseUsd('1'), price: { version: null, serviceTier: null }, deadline, limits: {}, accessRevisions: {} }, 'gen-w1');
     await gateway.accounts.execute(orgId, { type: 'SettleReservation', reservationId: 'gen-w1', cost: parseUsd('0.25'), usage: createUsage({ inputTokens: 10, outputTokens: 5 }) }, 'gen-w1');
 
     // The tables exist from the gateway's start (the report answers), but nothing fills them.

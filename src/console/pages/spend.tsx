@@ -1,11 +1,22 @@
 import { useMemo, useState } from 'preact/hooks';
 import { get, withQuery } from '../api.js';
-import type { DailySpendGroup, DailySpendRecord, KeyRecord, ListRecord, SpaceRecord } from '../../admin-records.js';
+import type { DailySpendGroup, DailySpendRecord, KeyRecord, ListRecord, SpaceRecord, SpendByKindRecord, SpendReportRecord } from '../../admin-records.js';
 import { formatUsd } from '../money.js';
 import { daysBetween, SpendChart, type SpendSeries } from '../spend-chart.js';
 import { ErrorNotice, Loading, monthStart, Pager, today, useLoad, usePages } from '../ui.js';
 
 const GROUPS: Record<DailySpendGroup, string> = { model: 'Model', key: 'Key', space: 'Space', type: 'Type' };
+
+/** The kinds a charge is split into, as the spend report names them. */
+const KINDS: ReadonlyArray<readonly [keyof SpendByKindRecord, string]> = [
+  ['input_usd', 'Input'],
+  ['cached_input_usd', 'Cached input (cache reads)'],
+  ['cache_write_usd', 'Cache writes'],
+  ['output_usd', 'Output'],
+  ['reasoning_usd', 'Reasoning'],
+  ['audio_usd', 'Audio'],
+  ['media_usd', 'Images, audio minutes, video seconds'],
+];
 
 interface Filter {
   from: string;
@@ -103,9 +114,40 @@ export function SpendTab({ orgId }: { orgId: string }) {
             </table>
           )}
           <Pager label="Spend" {...pages.pager} />
+          <SpendByKind org={org} from={filter.from} to={filter.to} />
         </>
       ) : null}
     </section>
+  );
+}
+
+/**
+ * The period's spend split by kind (the spend report's `total_by_kind`): what input, cache reads, cache
+ * writes, output and reasoning cost, so that what caching saved can be read off. The PII masking fee is
+ * spend of its own type, no kind.
+ */
+function SpendByKind({ org, from, to }: { org: string; from: string; to: string }) {
+  const report = useLoad(() => get<SpendReportRecord>(`${org}/spend`, { from, to, group_by: 'type' }), [org, from, to]);
+  if (!report.data) return <ErrorNotice error={report.error} action="load the spend by kind" />;
+  const byKind = report.data.total_by_kind;
+  return (
+    <table data-testid="spend-by-kind">
+      <caption>Spend by kind of token from {report.data.from} to {report.data.to}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Kind</th>
+          <th scope="col" class="number">Spend</th>
+        </tr>
+      </thead>
+      <tbody>
+        {KINDS.map(([field, label]) => (
+          <tr key={field} data-kind={field}>
+            <th scope="row">{label}</th>
+            <td class="number">{formatUsd(byKind[field])}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -56,9 +56,11 @@ describe('money rules: the PII masking fee', function () {
     await harness().settledMoney(orgId);
     await eventually(async () => {
       const report = await harness().admin.ok('GET', `/organizations/${orgId}/spend?group_by=type`);
+      const noKind = { input_usd: '0.00', cached_input_usd: '0.00', cache_write_usd: '0.00', output_usd: '0.00', reasoning_usd: '0.00', audio_usd: '0.00', media_usd: '0.00' };
+      // the fee is no kind of token; the text is 3 × (12 × 150) = 5,400 n$ of input and 3 × (7 × 600) = 12,600 of output
       expect(report.data).to.deep.equal([
-        { type: 'pii', cost_usd: '0.004', requests: 0 },
-        { type: 'text', cost_usd: '0.000018', requests: 3 },
+        { type: 'pii', cost_usd: '0.004', requests: 0, cost_by_kind: noKind },
+        { type: 'text', cost_usd: '0.000018', requests: 3, cost_by_kind: { ...noKind, input_usd: '0.0000054', output_usd: '0.0000126' } },
       ]);
       expect(parseUsd(report.total_usd)).to.equal(4_018_000n);
     }, 10_000);

@@ -113,15 +113,17 @@ describe('money rules: the reserve bounds the largest answer on every endpoint a
 
   it('a chat request translated for a provider of another format reserves one answer: n does not reach it', async () => {
     const { orgId, secret } = await current().customer('1');
-    // one answer of 100 tokens on claude-sonnet-4-5: 11 × 3,000 + 100 × 15,000 = 33,000 + 1,500,000 = 1,533,000 n$
+    // one answer of 100 tokens on claude-sonnet-4-5, its input at the cache-write rate (the dearest way it can
+    // be reported): 11 × 3,750 + 100 × 15,000 = 41,250 + 1,500,000 = 1,541,250 n$; the largest answer, its
+    // whole input written to the cache (Anthropic's input_tokens excludes it), is charged exactly that
     const { reserved, status, providerBody } = await reserveThenAnswer(current(), orgId, 'anthropic', (held) => {
-      current().anthropic.enqueue({ holdUntil: held, usage: { inputTokens: 11, outputTokens: 100 } });
+      current().anthropic.enqueue({ holdUntil: held, usage: { inputTokens: 0, cacheWriteInputTokens: 11, outputTokens: 100 } });
       return postChat(current(), secret, { ...chat(100, { n: 10 }), model: 'anthropic/claude-sonnet-4-5' });
     });
     expect(status).to.equal(200);
     expect(providerBody).to.not.have.property('n');
-    expect(reserved).to.equal(1_533_000n);
-    expect(await settlements(orgId)).to.deep.equal([{ cost: '1533000', overrun: '0' }]);
+    expect(reserved).to.equal(1_541_250n);
+    expect(await settlements(orgId)).to.deep.equal([{ cost: '1541250', overrun: '0' }]);
   });
 
   it('an image model on chat completions reserves one image an answer: n: 3 reserves three', async () => {
@@ -138,17 +140,18 @@ describe('money rules: the reserve bounds the largest answer on every endpoint a
   });
 
   const capped: Array<[ClientFormat, string, 'openai' | 'anthropic', Record<string, unknown>, bigint]> = [
-    // 11 × 3,000 + 100 × 15,000 = 1,533,000 n$
-    ['messages', 'anthropic/claude-sonnet-4-5', 'anthropic', { max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }, 1_533_000n],
+    // the input at the cache-write rate, the dearest it can be reported at: 11 × 3,750 + 100 × 15,000 = 41,250 +
+    // 1,500,000 = 1,541,250 n$ (the largest answer writes all 11 to the cache)
+    ['messages', 'anthropic/claude-sonnet-4-5', 'anthropic', { max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }, 1_541_250n],
     // "hello" 1 token × 5/4 = 2 (rounded up) + one object × 4 = 6 input tokens: 6 × 150 + 100 × 600 = 900 + 60,000 = 60,900 n$
     ['responses', MODEL, 'openai', { input: 'hello', max_output_tokens: 100 }, 60_900n],
   ];
   for (const [format, model, provider, body, reserve] of capped) {
     it(`${format}: the output cap bounds the answer, and the largest answer's charge equals the reserve`, async () => {
       const { orgId, secret } = await current().customer('1');
-      const inputTokens = format === 'messages' ? 11 : 6;
+      const usage = format === 'messages' ? { inputTokens: 0, cacheWriteInputTokens: 11, outputTokens: 100 } : { inputTokens: 6, outputTokens: 100 };
       const { reserved, status } = await reserveThenAnswer(current(), orgId, provider, (held) => {
-        current()[provider].enqueue({ holdUntil: held, usage: { inputTokens, outputTokens: 100 } });
+        current()[provider].enqueue({ holdUntil: held, usage });
         return postText(current().gateway.url, format, secret, { model, ...body });
       });
       expect(status).to.equal(200);

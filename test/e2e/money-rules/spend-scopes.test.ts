@@ -104,12 +104,15 @@ describe('money rules: team limits and spaces, through the request', function ()
     expect((await postChat(current(), secret, chat(100))).status).to.equal(200);
     await eventually(async () => {
       const report = await admin.ok('GET', `/organizations/${orgId}/spend?group_by=space`);
+      const kinds = (input: string, output: string) => ({ input_usd: input, cached_input_usd: '0.00', cache_write_usd: '0.00', output_usd: output, reasoning_usd: '0.00', audio_usd: '0.00', media_usd: '0.00' });
+      // split by kind: 12 × 150 = 1,800 and 7 × 600 = 4,200 n$; 150,000 and 300,000 n$
       expect(report.data).to.deep.equal([
-        { space: null, cost_usd: '0.000006', requests: 1 },
-        { space: space.id, cost_usd: '0.00045', requests: 1 },
+        { space: null, cost_usd: '0.000006', requests: 1, cost_by_kind: kinds('0.0000018', '0.0000042') },
+        { space: space.id, cost_usd: '0.00045', requests: 1, cost_by_kind: kinds('0.00015', '0.0003') },
       ]);
       // 450,000 + 6,000 = 456,000 n$
       expect(report.total_usd).to.equal('0.000456');
+      expect(report.total_by_kind).to.deep.equal(kinds('0.0001518', '0.0003042'));
     });
   });
 });

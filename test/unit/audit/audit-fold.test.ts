@@ -15,7 +15,10 @@ const reserve = (id: string, amount: string, keyId: string, model = 'openai/gpt-
   type: 'FundsReserved',
   data: { ...owner(keyId, spaceId), reservationId: id, endpoint: 'chat', model, category: model.includes('image') ? 'image' : 'text', amount, priceVersion: null, serviceTier: null, deadline: '2026-11-30T00:00:00.000Z' },
 });
-const settle = (id: string, cost: string, overrun = '0'): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost, usage: createUsage({ inputTokens: 1 }), overrun, piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} });
+const settle = (id: string, cost: string, overrun = '0', costByKind: Record<string, string> = {}): AccountEvent => ({
+  type: 'ReservationSettled',
+  data: { reservationId: id, cost, usage: createUsage({ inputTokens: 1 }), overrun, piiMaskingFee: '0', costByKind, priceVersion: null, serviceTier: null },
+});
 
 function history(): LedgerFold {
   const fold = emptyLedgerFold({ accountState: true });
@@ -40,10 +43,10 @@ function history(): LedgerFold {
   // a second closing of gen-1 changes nothing and is an anomaly
   at('org_a', settle('gen-1', '999000000'), '2026-11-21T15:00:00.000Z');
   at('org_a', { type: 'AccessRulesChanged', data: { stream: 'key-key_1', revision: '3' } }, '2026-11-21T15:00:00.000Z');
-  // org_b: credits 1.00 on day 2, one request settled at 0.000000001 (a single nanodollar)
+  // org_b: credits 1.00 on day 2, one request settled at 0.000000001 (a single nanodollar, all of it input)
   at('org_b', { type: 'CreditsAdded', data: { amount: '1000000000', idempotencyKey: 'top-up-1' } }, '2026-11-21T09:00:00.000Z');
   at('org_b', reserve('gen-7', '5', 'key_9'), '2026-11-21T09:30:00.000Z');
-  at('org_b', settle('gen-7', '1'), '2026-11-21T09:30:01.000Z');
+  at('org_b', settle('gen-7', '1', '0', { input: '1' }), '2026-11-21T09:30:01.000Z');
   return fold;
 }
 
@@ -112,6 +115,7 @@ describe('finance audit fold', () => {
           credits_usd: '1.00',
           requests: 1,
           spend_usd: '0.000000001',
+          spend_by_kind: { input_usd: '0.000000001', cached_input_usd: '0.00', cache_write_usd: '0.00', output_usd: '0.00', reasoning_usd: '0.00', audio_usd: '0.00', media_usd: '0.00' },
           open_reservations: { count: 0, amount_usd: '0.00' },
           overruns: { count: 0, amount_usd: '0.00' },
           cut_offs: { count: 0, amount_usd: '0.00' },
@@ -122,6 +126,7 @@ describe('finance audit fold', () => {
               space: null,
               requests: 1,
               spend_usd: '0.000000001',
+              spend_by_kind: { input_usd: '0.000000001', cached_input_usd: '0.00', cache_write_usd: '0.00', output_usd: '0.00', reasoning_usd: '0.00', audio_usd: '0.00', media_usd: '0.00' },
               open_reservations: { count: 0, amount_usd: '0.00' },
               overruns: { count: 0, amount_usd: '0.00' },
               cut_offs: { count: 0, amount_usd: '0.00' },
