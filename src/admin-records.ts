@@ -51,6 +51,10 @@ export interface KeyRecord {
   rpm: number;
   tpm: number;
   expires_at: string | null;
+  /** The most requests of the key open at once; null: no cap. */
+  max_concurrent_requests: number | null;
+  /** The cost cap of a request that sends no lower `X-Max-Cost-USD`; null: none. */
+  max_cost_per_request_usd: string | null;
   status: 'valid' | 'revoked' | 'expired';
 }
 

@@ -184,6 +184,8 @@ export function adminRoutes(deps: AdminDependencies): Router {
     if (input.rpm !== undefined) changes.rpm = input.rpm;
     if (input.tpm !== undefined) changes.tpm = input.tpm;
     if (input.expires_at !== undefined) changes.expiresAt = input.expires_at === null ? null : new Date(input.expires_at).toISOString();
+    if (input.max_concurrent_requests !== undefined) changes.maxConcurrentRequests = input.max_concurrent_requests;
+    if (input.max_cost_per_request_usd !== undefined) changes.maxCostPerRequest = input.max_cost_per_request_usd === null ? null : String(parseUsd(input.max_cost_per_request_usd));
     res.json(renderKey(await commands.changeKey(req.params.key, changes, actor), clock.now()));
   });
 

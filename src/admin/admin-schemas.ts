@@ -45,6 +45,8 @@ const keySettings = {
   rpm: z.number().int().positive().optional(),
   tpm: z.number().int().positive().optional(),
   expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
+  max_concurrent_requests: z.number().int().positive().nullable().optional(),
+  max_cost_per_request_usd: usd.nullable().optional(),
 };
 
 export const issueKeyBody = z.strictObject({ name: name.nullable().optional(), employee_id: z.string().startsWith('emp_').nullable().optional(), ...keySettings });
@@ -87,7 +89,7 @@ export function keyLimitsFromBody(body: KeyLimitsBody | undefined): KeyLimits {
 
 /**
  * The key an issue-key body asks for, with the defaults of what it leaves out: no name, no employee,
- * every model, no limits, DEFAULT_RPM and DEFAULT_TPM, no expiry; the expiry in UTC.
+ * every model, no limits, DEFAULT_RPM and DEFAULT_TPM, no expiry, no spend controls; the expiry in UTC.
  */
 export function keyToIssue(body: IssueKeyBody): KeySettings & { name: string | null; employeeId: string | null } {
   return {
@@ -98,5 +100,7 @@ export function keyToIssue(body: IssueKeyBody): KeySettings & { name: string | n
     rpm: body.rpm ?? DEFAULT_RPM,
     tpm: body.tpm ?? DEFAULT_TPM,
     expiresAt: body.expires_at ? new Date(body.expires_at).toISOString() : null,
+    maxConcurrentRequests: body.max_concurrent_requests ?? null,
+    maxCostPerRequest: toNanos(body.max_cost_per_request_usd),
   };
 }
