@@ -2,7 +2,7 @@ import type { ModelCategory } from '../billing/categories.js';
 import type { Usage } from '../billing/usage.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { AccountEvent, ReleaseReason, SpendOwner } from './account-events.js';
-import { availableOf, counterAt, type AccountState } from './account-state.js';
+import { availableOf, counterAt, liveReservations, type AccountState } from './account-state.js';
 import type { PeriodKind } from './spend-periods.js';
 import { spendScope } from './spend-scopes.js';
 
@@ -25,6 +25,16 @@ export interface ReserveLimits {
   readonly organization?: SpendLimits;
 }
 
+/**
+ * How many requests may be open at once (from the reserve to the close) for the request's key and for its
+ * whole organization; absent: no cap. The account's owner decides every reserve of the account, so the
+ * count is exact across instances.
+ */
+export interface ConcurrencyCaps {
+  readonly key?: number;
+  readonly organization?: number;
+}
+
 export type AccountCommand =
   | { readonly type: 'AddCredits'; readonly amount: bigint; readonly idempotencyKey?: string }
   | {
@@ -38,6 +48,7 @@ export type AccountCommand =
       readonly amount: bigint;
       readonly deadline: Date;
       readonly limits: ReserveLimits;
+      readonly concurrency?: ConcurrencyCaps;
       /** The revision of each access stream (`key-…`, `org-…`) the caller's checks and limits came from. */
       readonly accessRevisions: Readonly<Record<string, bigint>>;
     }
@@ -69,7 +80,7 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
       if (state.open.has(command.reservationId)) return { events: [] };
       const stale = staleAccess(state, command.accessRevisions);
       if (stale.length > 0) return { stale };
-      const refusal = reserveRefusal(state, command, now);
+      const refusal = reserveRefusal(state, command, now) ?? concurrencyRefusal(state, command, now);
       if (refusal) return { rejection: refusal };
       const { reservationId, endpoint, owner, model, category, amount, deadline } = command;
       return {
@@ -162,6 +173,24 @@ function reserveRefusal(state: AccountState, command: ReserveCommand, now: Date)
       const counter = counterAt(state, scope, kind, now);
       if (counter.settled + counter.reserved + command.amount > cap) return refusal(kind);
     }
+  }
+  return undefined;
+}
+
+/**
+ * The key's and the organization's caps on requests open at once. Checked after the money, so that a
+ * request the organization cannot pay for is told so (402) rather than to come back later (429).
+ * `Retry-After: 1`: a slot frees when any request of the key ends, which no one can know in advance.
+ */
+function concurrencyRefusal(state: AccountState, command: ReserveCommand, now: Date): GatewayError | undefined {
+  const { key, organization } = command.concurrency ?? {};
+  if (key !== undefined && liveReservations(state.openByKey.get(command.owner.keyId) ?? [], now, key) >= key) {
+    return new GatewayError('rate_limit_exceeded', `this API key already has ${key} requests running, its max_concurrent_requests; retry when one of them has ended`, { retryAfterSeconds: 1 });
+  }
+  if (organization !== undefined && liveReservations(state.open.values(), now, organization) >= organization) {
+    return new GatewayError('rate_limit_exceeded', `the organization already has ${organization} requests running, its max_concurrent_requests; retry when one of them has ended`, {
+      retryAfterSeconds: 1,
+    });
   }
   return undefined;
 }
