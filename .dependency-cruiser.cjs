@@ -44,6 +44,10 @@ const LAYERS = [
   // Video jobs: their decider and the worker that submits, polls and settles them, on the features below
   // (the key's status, the account, the provider); the read model of the jobs reaches it through a port.
   { videos: '^src/videos/' },
+  // Budget alerts: which charge crosses a threshold (pure, for the alerts read model), the webhook
+  // deliveries' table and the dispatcher that signs and sends them, on the access rules and the ledger's
+  // periods below.
+  { alerts: '^src/alerts/' },
   // The features, in three tiers so that the ones that import each other do so one way only.
   { access: '^src/access/' },
   { ledger: '^src/ledger/', providers: '^src/providers/' },

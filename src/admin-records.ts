@@ -10,6 +10,7 @@
 
 export type * from './admin-records/overview-records.js';
 export type * from './admin-records/request-log-records.js';
+export type * from './admin-records/spend-control-records.js';
 
 export interface LimitPairRecord {
   daily_usd: string | null;

@@ -115,8 +115,10 @@ export function decideOrganization(state: OrganizationState, command: Organizati
       }
       return { events: [{ type: 'BudgetAlertsChanged', data: command.rules }] };
     }
-    case 'SetAlertWebhook':
-      return { events: [{ type: 'AlertWebhookChanged', data: { webhook: command.webhook } }] };
+    case 'SetAlertWebhook': {
+      const same = command.webhook?.url === state.webhook?.url && command.webhook?.secret === state.webhook?.secret;
+      return { events: same ? [] : [{ type: 'AlertWebhookChanged', data: { webhook: command.webhook } }] };
+    }
   }
 }
 

@@ -17,6 +17,7 @@ import { dailySpendRoutes } from './daily-spend.js';
 import { catalogModelsRoute } from './catalog-models-route.js';
 import { requestLogRoutes } from './request-log-routes.js';
 import { overviewRoute } from './overview-route.js';
+import { spendControlRoutes } from './spend-control-routes.js';
 import type { EventStore } from '../eventstore/event-store.js';
 import { parseUsd } from '../billing/money.js';
 import { renderEmployee, renderIssuedKey, renderKey, renderList, renderOrganization, renderSpace, renderTeam } from './record-renderers.js';
@@ -81,6 +82,7 @@ export function adminRoutes(deps: AdminDependencies): Router {
   router.use(catalogModelsRoute(deps));
   router.use(requestLogRoutes(deps));
   router.use(overviewRoute(deps));
+  router.use(spendControlRoutes(deps));
 
   router.post('/admin/v1/organizations', async (_req, res) => {
     const input = parseBody(createOrganizationBody, body(res));

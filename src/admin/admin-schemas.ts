@@ -52,7 +52,36 @@ const keySettings = {
 export const issueKeyBody = z.strictObject({ name: name.nullable().optional(), employee_id: z.string().startsWith('emp_').nullable().optional(), ...keySettings });
 export const changeKeyBody = z.strictObject(keySettings);
 
+/** An organization's spend controls: its concurrency cap, and its budget alerts (replaced whole). */
+export const spendControlsBody = z.strictObject({
+  max_concurrent_requests: z.number().int().positive().nullable().optional(),
+  budget_alerts: z
+    .strictObject({
+      limit_percentages: z
+        .array(
+          z.strictObject({
+            scope: z.enum(['organization', 'key', 'team', 'employee']),
+            id: z.string().min(1).nullable().optional(),
+            percents: z.array(z.number().int().min(1).max(100)).min(1).max(10),
+          }),
+        )
+        .max(500),
+      low_balance_usd: usd.nullable().optional(),
+    })
+    .optional(),
+});
+
+const webhookUrl = z.string().refine((value) => {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}, 'must be an http:// or https:// URL');
+export const webhookBody = z.strictObject({ url: webhookUrl, rotate_secret: z.boolean().optional() });
+
 export type LimitPairBody = z.infer<typeof limitPair>;
+export type SpendControlsBody = z.infer<typeof spendControlsBody>;
 export type KeyLimitsBody = z.infer<typeof keyLimits>;
 export type IssueKeyBody = z.infer<typeof issueKeyBody>;
 
