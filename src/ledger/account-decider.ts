@@ -185,15 +185,17 @@ function reserveRefusal(state: AccountState, command: ReserveCommand, now: Date)
 function concurrencyRefusal(state: AccountState, command: ReserveCommand, now: Date): GatewayError | undefined {
   const { key, organization } = command.concurrency ?? {};
   if (key !== undefined && liveReservations(state.openByKey.get(command.owner.keyId) ?? [], now, key) >= key) {
-    return new GatewayError('rate_limit_exceeded', `this API key already has ${key} requests running, its max_concurrent_requests; retry when one of them has ended`, { retryAfterSeconds: 1 });
+    return new GatewayError('rate_limit_exceeded', `this API key already has ${requests(key)} running, its max_concurrent_requests; retry when one of them has ended`, { retryAfterSeconds: 1 });
   }
   if (organization !== undefined && liveReservations(state.open.values(), now, organization) >= organization) {
-    return new GatewayError('rate_limit_exceeded', `the organization already has ${organization} requests running, its max_concurrent_requests; retry when one of them has ended`, {
+    return new GatewayError('rate_limit_exceeded', `the organization already has ${requests(organization)} running, its max_concurrent_requests; retry when one of them has ended`, {
       retryAfterSeconds: 1,
     });
   }
   return undefined;
 }
+
+const requests = (count: number) => (count === 1 ? '1 request' : `${count} requests`);
 
 // Spec 7.3 rule 1: on the messages endpoint these texts are how a client tells the 402s apart; keep them exact.
 const keyLimit = (period: string, suffix: string) =>
