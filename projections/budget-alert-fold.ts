@@ -70,21 +70,22 @@ export class AlertFold {
 
   apply(event: AlertEvent): void {
     const at = event.metadata.occurredAt;
-    const streamOrg = event.streamId.slice(event.streamId.indexOf('-') + 1);
+    // the organization of an account or organization stream, the key of a key stream
+    const subject = event.streamId.slice(event.streamId.indexOf('-') + 1);
     switch (event.type) {
       case 'CreditsAdded': {
-        const organization = this.organization(streamOrg);
+        const organization = this.organization(subject);
         organization.credits += BigInt(event.data.amount);
         // a top-up that brings the balance back to a low-balance level arms its alert again
-        for (const [key, alert] of this.tables.raised.get(streamOrg) ?? []) {
-          if (alert.level !== null && alert.level <= organization.credits - organization.settled) this.unraise(streamOrg, key);
+        for (const [key, alert] of this.tables.raised.get(subject) ?? []) {
+          if (alert.level !== null && alert.level <= organization.credits - organization.settled) this.unraise(subject, key);
         }
         return;
       }
       case 'FundsReserved': {
         const { reservationId, keyId, employeeId, teamId } = event.data;
         const { day, month } = periodsOf(at);
-        this.opened.set(reservationId, { reservation_id: reservationId, org_id: streamOrg, key_id: keyId, employee_id: employeeId, team_id: teamId, day, month });
+        this.opened.set(reservationId, { reservation_id: reservationId, org_id: subject, key_id: keyId, employee_id: employeeId, team_id: teamId, day, month });
         return;
       }
       case 'ReservationReleased':
@@ -99,11 +100,11 @@ export class AlertFold {
         return;
       }
       case 'OrganizationCreated':
-        this.organization(streamOrg);
-        this.setLimits(scopeName('organization', streamOrg), event.data.spendLimits);
+        this.organization(subject);
+        this.setLimits(scopeName('organization', subject), event.data.spendLimits);
         return;
       case 'OrganizationChanged':
-        if (event.data.spendLimits) this.setLimits(scopeName('organization', streamOrg), event.data.spendLimits);
+        if (event.data.spendLimits) this.setLimits(scopeName('organization', subject), event.data.spendLimits);
         return;
       case 'TeamCreated':
         this.setLimits(scopeName('team', event.data.teamId), event.data.spendLimits);
@@ -112,13 +113,13 @@ export class AlertFold {
         this.setLimits(scopeName('employee', event.data.employeeId), event.data.spendLimits);
         return;
       case 'BudgetAlertsChanged':
-        this.organization(streamOrg).rules = event.data;
+        this.organization(subject).rules = event.data;
         return;
       case 'KeyIssued':
         this.setLimits(scopeName('key', event.data.keyId), event.data.limits.overall);
         return;
       case 'KeyChanged':
-        if (event.data.limits) this.setLimits(scopeName('key', streamOrg), event.data.limits.overall);
+        if (event.data.limits) this.setLimits(scopeName('key', subject), event.data.limits.overall);
         return;
       case 'AccessRulesChanged':
       case 'SpaceCreated':

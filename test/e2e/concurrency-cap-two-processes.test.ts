@@ -20,6 +20,8 @@ import { gate } from './money-rules/money-rules-kit.js';
 const CAP = 5;
 const BODY = { model: 'openai/gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'hello' }] };
 const MESSAGE = `this API key already has ${CAP} requests running, its max_concurrent_requests; retry when one of them has ended`;
+/** The run's measured figures, printed under the test. */
+const report = (line: string) => process.stdout.write(`      ${line}\n`);
 
 interface Outcome {
   readonly status: number;
@@ -131,6 +133,7 @@ describe('a concurrency cap across two gateway processes (real Postgres, Redis, 
     expect(fake.requests).to.have.length(60);
     expect(fake.maxInFlight, 'the most at the provider at any moment').to.equal(CAP);
     expect(refused, 'the clients pressed on the cap').to.be.greaterThan(0);
+    report(`60 requests served, ${refused} refused with 429, at most ${fake.maxInFlight} at the provider at once`);
     // 60 requests of 12 × 150 + 7 × 600 = 6,000 n$ each
     await eventually(async () => expect((await second.admin.ok('GET', `/organizations/${orgId}`)).balance_usd).to.equal('0.99964'));
   });
@@ -174,5 +177,6 @@ describe('a concurrency cap across two gateway processes (real Postgres, Redis, 
     expect((await Promise.all(again)).map((outcome) => outcome.status)).to.deep.equal(Array.from({ length: CAP }, () => 200));
     // the sweeper (every 30 s) expires the dead requests' reservations: their money is no longer held
     await eventually(async () => expect((await second.admin.ok('GET', `/organizations/${orgId}`)).reserved_usd).to.equal('0.00'), 40_000, 500);
+    report(`killed process's slots free ${servedAt! - deadlines[0]!} ms after the first deadline; money back ${Math.round((Date.now() - deadlines.at(-1)!) / 1000)} s after the last`);
   });
 });

@@ -10,7 +10,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 
 /**
  * The spend controls in the console, in headless Chromium: a key issued with its caps, the organization's
- * concurrency cap and budget alerts saved from its Spend controls tab, a webhook set (its secret shown
+ * concurrency cap and budget alerts saved from its Caps and alerts tab, a webhook set (its secret shown
  * once), a test sent to a real receiver that checks its signature, and the delivery in the log. Checked
  * through the admin API, as the gateway holds them.
  */

@@ -20,7 +20,7 @@ const TAB_NAMES: Record<OrganizationTab, string> = {
   requests: 'Requests',
   reservations: 'Open reservations',
   videos: 'Video jobs',
-  controls: 'Spend controls',
+  controls: 'Caps and alerts',
 };
 
 /** One organization: its money and settings, and tabs for its keys, people, spend, requests, reservations, video jobs and spend controls. */
