@@ -85,6 +85,11 @@ describe('spend controls through the admin API and the request', function () {
     expect(await refusal(`/organizations/${orgId}/webhook-deliveries/${sample.id}/retry`, 'POST')).to.include({ status: 400, code: 'invalid_request' });
   });
 
+  const concurrencyRejections = async () => {
+    const text = await (await fetch(`${harness.gateway.url}/metrics`, { headers: { authorization: `Bearer ${harness.admin.token}` } })).text();
+    return Number(/^gateway_rate_limit_rejections_total\{reason="concurrency"\} (\d+)$/m.exec(text)?.[1]);
+  };
+
   it("caps the organization's requests of all its keys together", async () => {
     const first = await harness.customer('1');
     const second = await harness.admin.ok('POST', `/organizations/${first.orgId}/keys`, { name: 'second key' });
@@ -93,8 +98,11 @@ describe('spend controls through the admin API and the request', function () {
     harness.openai.enqueue({ holdUntil: held.promise });
     const running = postChat(harness, first.secret, chat(10));
     await eventually(async () => expect(harness.openai.inFlight).to.equal(1));
+    const before = await concurrencyRejections();
     const refused = await postChat(harness, second.key, chat(10));
     expect(refused.status).to.equal(429);
+    // the metrics tell it from the per-minute limits' 429s (the series moves once the request is over)
+    await eventually(async () => expect((await concurrencyRejections()) - before).to.equal(1));
     expect(refused.headers.get('retry-after')).to.equal('1');
     expect(refused.body.error.message).to.equal('the organization already has 1 request running, its max_concurrent_requests; retry when one of them has ended');
     held.open();
