@@ -108,7 +108,11 @@ export function decideOrganization(state: OrganizationState, command: Organizati
       return { events: [{ type: 'SpaceCreated', data: { spaceId: command.spaceId, name: command.name } }] };
     case 'SetBudgetAlerts': {
       // teams and employees are the organization's own; keys are checked by the caller, which knows them
+      const named = new Set<string>();
       for (const rule of command.rules.limitPercentages) {
+        const name = `${rule.scope}:${rule.id ?? '*'}`;
+        if (named.has(name)) return reject('invalid_request', `two rules for ${rule.id ?? `every ${rule.scope}`}: give each scope and id one rule`, 'limit_percentages');
+        named.add(name);
         const members = rule.scope === 'team' ? state.teams : rule.scope === 'employee' ? state.employees : undefined;
         if (rule.id !== null && members && !members.has(rule.id)) return reject('invalid_request', `${rule.id} is not a ${rule.scope} of this organization`, 'limit_percentages');
         if (rule.scope === 'organization' && rule.id !== null) return reject('invalid_request', 'a rule of the organization names no id', 'limit_percentages');

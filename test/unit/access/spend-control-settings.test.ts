@@ -98,6 +98,8 @@ describe('spend control settings on the access streams', () => {
       expect(refusalOf(decideOrganization(org, { type: 'SetBudgetAlerts', rules: otherTeam }))).to.include({ code: 'invalid_request', param: 'limit_percentages' });
       const named = { limitPercentages: [{ scope: 'organization' as const, id: 'org_1', percents: [50] }], lowBalance: null };
       expect(refusalOf(decideOrganization(org, { type: 'SetBudgetAlerts', rules: named })).message).to.equal('a rule of the organization names no id');
+      const twice = { limitPercentages: [{ scope: 'key' as const, id: null, percents: [50] }, { scope: 'key' as const, id: null, percents: [80] }], lowBalance: null };
+      expect(refusalOf(decideOrganization(org, { type: 'SetBudgetAlerts', rules: twice })).message).to.equal('two rules for every key: give each scope and id one rule');
     });
 
     it('sets and removes the alert webhook', () => {
