@@ -39,7 +39,8 @@ const LAYERS = [
   { audit: '^src/audit/' },
   { pipeline: '^src/pipeline/' },
   { endpoints: '^src/endpoints/' },
-  // Read models: fed from the ledger's, access's and the video jobs' event catalogues.
+  // Read models: fed from the ledger's, access's and the video jobs' event catalogues; the budget alerts'
+  // decides its alerts with src/alerts and queues their deliveries there.
   { projections: '^projections/' },
   // Video jobs: their decider and the worker that submits, polls and settles them, on the features below
   // (the key's status, the account, the provider); the read model of the jobs reaches it through a port.
