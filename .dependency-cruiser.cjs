@@ -39,11 +39,16 @@ const LAYERS = [
   { audit: '^src/audit/' },
   { pipeline: '^src/pipeline/' },
   { endpoints: '^src/endpoints/' },
-  // Read models: fed from the ledger's, access's and the video jobs' event catalogues.
+  // Read models: fed from the ledger's, access's and the video jobs' event catalogues; the budget alerts'
+  // decides its alerts with src/alerts and queues their deliveries there.
   { projections: '^projections/' },
   // Video jobs: their decider and the worker that submits, polls and settles them, on the features below
   // (the key's status, the account, the provider); the read model of the jobs reaches it through a port.
   { videos: '^src/videos/' },
+  // Budget alerts: which charge crosses a threshold (pure, for the alerts read model), the webhook
+  // deliveries' table and the dispatcher that signs and sends them, on the access rules and the ledger's
+  // periods below.
+  { alerts: '^src/alerts/' },
   // The features, in three tiers so that the ones that import each other do so one way only.
   { access: '^src/access/' },
   // prices: the price versions of every model (an event stream), which the pipeline, the video jobs and the

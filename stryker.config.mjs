@@ -11,6 +11,7 @@ export default {
   mutate: [
     'src/ledger/**/*.ts',
     'src/pipeline/steps/estimate-step.ts',
+    'src/pipeline/steps/cost-cap-step.ts',
     'src/pipeline/steps/admit-step.ts',
     'src/pipeline/steps/reserve-step.ts',
     'src/pipeline/steps/serve-step.ts',
@@ -46,6 +47,7 @@ export default {
       'test/e2e/money-rules/reservation-deadline.test.ts',
       'test/e2e/money-rules/access-fences-across-instances.test.ts',
       'test/e2e/money-rules/failed-requests.test.ts',
+      'test/e2e/money-rules/cost-cap.test.ts',
       'test/e2e/access.test.ts',
       'test/e2e/rate-limit-admission.test.ts',
       'test/e2e/ledger-read-models.test.ts',

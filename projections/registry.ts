@@ -3,6 +3,7 @@ import { EventCatalogue } from '../src/eventstore/event-catalogue.js';
 import { accountEventDefinitions } from '../src/ledger/account-event-catalogue.js';
 import { accessProjection } from './access-projection.js';
 import { priceEventDefinitions } from '../src/prices/price-event-catalogue.js';
+import { budgetAlertsProjection } from './budget-alerts-projection.js';
 import { videoEventDefinitions } from '../src/videos/video-event-catalogue.js';
 import { ledgerProjection } from './ledger-projection.js';
 import type { Projection } from './projection.js';
@@ -16,4 +17,4 @@ import { videoProjection } from './video-projection.js';
  */
 export const eventCatalogue = new EventCatalogue([...accountEventDefinitions, ...accessEventDefinitions, ...videoEventDefinitions, ...priceEventDefinitions]);
 
-export const projections: readonly Projection[] = [ledgerProjection, accessProjection, videoProjection];
+export const projections: readonly Projection[] = [ledgerProjection, accessProjection, videoProjection, budgetAlertsProjection];

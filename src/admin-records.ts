@@ -10,6 +10,7 @@
 
 export type * from './admin-records/overview-records.js';
 export type * from './admin-records/request-log-records.js';
+export type * from './admin-records/spend-control-records.js';
 
 export interface LimitPairRecord {
   daily_usd: string | null;
@@ -51,6 +52,10 @@ export interface KeyRecord {
   rpm: number;
   tpm: number;
   expires_at: string | null;
+  /** The most requests of the key open at once; null: no cap. */
+  max_concurrent_requests: number | null;
+  /** The cost cap of a request that sends no lower `X-Max-Cost-USD`; null: none. */
+  max_cost_per_request_usd: string | null;
   status: 'valid' | 'revoked' | 'expired';
 }
 

@@ -39,6 +39,7 @@ import { UndiciProviderClient } from './providers/undici-provider-client.js';
 import { VideoJobs } from './videos/video-jobs.js';
 import { VIDEO_TICK_MS } from './videos/video-worker.js';
 import { videoJobReadsFrom } from '../projections/video-jobs-queries.js';
+import { WebhookDispatcher, WEBHOOK_TICK_MS } from './alerts/webhook-dispatcher.js';
 
 /**
  * The composition root: the only place that knows which adapters run (DESIGN.md section 2), with the core
@@ -115,6 +116,9 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       if (expired > 0) logger.info({ expired }, 'expired reservations past their deadline');
     });
     if (config.VIDEO_WORKER === 'on') await scheduler.every('advance-video-jobs', VIDEO_TICK_MS, () => videoJobs.tick());
+    // budget alerts decided by their projection go out from the deliveries table, whichever instance ticks
+    const webhooks = new WebhookDispatcher({ db: database.kysely, webhookOf: (orgId) => directory.organization(orgId)?.webhook ?? null, clock, logger });
+    await scheduler.every('deliver-webhooks', WEBHOOK_TICK_MS, async () => void (await webhooks.deliverDue()));
 
     const admin = resolveAdminToken(config.ADMIN_TOKEN, mode === 'embedded' ? config.DATA_DIR : undefined);
     if (admin.generated) {

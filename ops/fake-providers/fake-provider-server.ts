@@ -58,6 +58,10 @@ export abstract class FakeProviderServer {
   readonly requests: RecordedRequest[] = [];
   /** Connections accepted since start or the last `reset()`. */
   connectionsOpened = 0;
+  /** Requests being answered right now: from their arrival to the end (or the client's close) of their answer. */
+  inFlight = 0;
+  /** The most requests answered at once since start or the last `reset()`: what a concurrency cap let through. */
+  maxInFlight = 0;
   protected readonly options: FakeProviderOptions;
   private readonly server: Server;
   private readonly sockets = new Map<Socket, number>();
@@ -118,6 +122,7 @@ export abstract class FakeProviderServer {
     this.queue.length = 0;
     this.requests.length = 0;
     this.connectionsOpened = 0;
+    this.maxInFlight = this.inFlight;
   }
 
   async listen(): Promise<this> {
@@ -213,6 +218,9 @@ export abstract class FakeProviderServer {
   }
 
   private async receive(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    response.once('close', () => (this.inFlight -= 1));
     const rawBody = await readAll(request);
     const url = new URL(request.url ?? '/', this.origin);
     const controller = new AbortController();

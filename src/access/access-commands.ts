@@ -4,7 +4,17 @@ import { WrongExpectedRevisionError, type EventStore } from '../eventstore/event
 import { GatewayError } from '../errors/gateway-error.js';
 import { newId } from '../ids/random-id.js';
 import type { Accounts } from '../ledger/accounts.js';
-import { keyStreamId, organizationStreamId, type KeyEvent, type KeySettings, type LimitPair, type OrganizationEvent, type OrganizationStatus } from './access-events.js';
+import {
+  keyStreamId,
+  organizationStreamId,
+  type AlertWebhook,
+  type BudgetAlertRules,
+  type KeyEvent,
+  type KeySettings,
+  type LimitPair,
+  type OrganizationEvent,
+  type OrganizationStatus,
+} from './access-events.js';
 import type { AccessDirectory } from './access-directory.js';
 import { accessEventCatalogue, decodeAccessEvent } from './access-event-catalogue.js';
 import { decideKey, evolveKey, initialKeyState, type KeyDecision, type KeyState } from './key-decider.js';
@@ -40,8 +50,27 @@ export class AccessCommands {
     return (await this.onOrganization(orgId, { type: 'CreateOrganization', orgId, ...input }, actor)).state;
   }
 
-  async changeOrganization(orgId: string, changes: { status?: OrganizationStatus; piiMasking?: boolean; spendLimits?: LimitPair }, actor: string) {
+  async changeOrganization(
+    orgId: string,
+    changes: { status?: OrganizationStatus; piiMasking?: boolean; spendLimits?: LimitPair; maxConcurrentRequests?: number | null },
+    actor: string,
+  ) {
     return (await this.onOrganization(orgId, { type: 'ChangeOrganization', ...changes }, actor)).state;
+  }
+
+  /** Replaces the organization's budget alerts; a rule naming a key needs a key of the organization. */
+  async setBudgetAlerts(orgId: string, rules: BudgetAlertRules, actor: string): Promise<OrganizationState> {
+    for (const rule of rules.limitPercentages) {
+      if (rule.scope !== 'key' || rule.id === null) continue;
+      const key = await this.loadKey(rule.id).catch(() => undefined);
+      if (key?.orgId !== orgId) throw new GatewayError('invalid_request', `${rule.id} is not a key of this organization`, { param: 'limit_percentages' });
+    }
+    return (await this.onOrganization(orgId, { type: 'SetBudgetAlerts', rules }, actor)).state;
+  }
+
+  /** Sets (or with null removes) where the organization's alerts go, and the secret they are signed with. */
+  async setAlertWebhook(orgId: string, webhook: AlertWebhook | null, actor: string): Promise<OrganizationState> {
+    return (await this.onOrganization(orgId, { type: 'SetAlertWebhook', webhook }, actor)).state;
   }
 
   async createTeam(orgId: string, input: { name: string; spendLimits: LimitPair }, actor: string): Promise<string> {

@@ -28,6 +28,8 @@ export const initialKeyState: KeyState = {
   rpm: 0,
   tpm: 0,
   expiresAt: null,
+  maxConcurrentRequests: null,
+  maxCostPerRequest: null,
 };
 
 export function evolveKey(state: KeyState, event: KeyEvent): KeyState {

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { LimitPair, OrganizationEvent, OrganizationStatus } from './access-events.js';
+import { NO_BUDGET_ALERTS, type AlertWebhook, type BudgetAlertRules, type LimitPair, type OrganizationEvent, type OrganizationStatus } from './access-events.js';
 
 /** The state of one `org-<orgId>` stream, and its pure decider. */
 export interface OrganizationState {
@@ -12,6 +12,10 @@ export interface OrganizationState {
   readonly teams: ReadonlyMap<string, { name: string; spendLimits: LimitPair }>;
   readonly employees: ReadonlyMap<string, { name: string; teamId: string | null; spendLimits: LimitPair }>;
   readonly spaces: ReadonlyMap<string, { name: string }>;
+  /** The most requests of all its keys open at once; null: no cap. */
+  readonly maxConcurrentRequests: number | null;
+  readonly budgetAlerts: BudgetAlertRules;
+  readonly webhook: AlertWebhook | null;
 }
 
 export const initialOrganizationState: OrganizationState = {
@@ -24,6 +28,9 @@ export const initialOrganizationState: OrganizationState = {
   teams: new Map(),
   employees: new Map(),
   spaces: new Map(),
+  maxConcurrentRequests: null,
+  budgetAlerts: NO_BUDGET_ALERTS,
+  webhook: null,
 };
 
 export function evolveOrganization(state: OrganizationState, event: OrganizationEvent): OrganizationState {
@@ -36,6 +43,7 @@ export function evolveOrganization(state: OrganizationState, event: Organization
         status: event.data.status ?? state.status,
         piiMasking: event.data.piiMasking ?? state.piiMasking,
         spendLimits: event.data.spendLimits ?? state.spendLimits,
+        maxConcurrentRequests: event.data.maxConcurrentRequests !== undefined ? event.data.maxConcurrentRequests : state.maxConcurrentRequests,
       };
     case 'TeamCreated':
       return { ...state, teams: new Map(state.teams).set(event.data.teamId, { name: event.data.name, spendLimits: event.data.spendLimits }) };
@@ -50,15 +58,21 @@ export function evolveOrganization(state: OrganizationState, event: Organization
       };
     case 'SpaceCreated':
       return { ...state, spaces: new Map(state.spaces).set(event.data.spaceId, { name: event.data.name }) };
+    case 'BudgetAlertsChanged':
+      return { ...state, budgetAlerts: event.data };
+    case 'AlertWebhookChanged':
+      return { ...state, webhook: event.data.webhook };
   }
 }
 
 export type OrganizationCommand =
   | { type: 'CreateOrganization'; orgId: string; name: string; piiMasking: boolean; spendLimits: LimitPair }
-  | { type: 'ChangeOrganization'; status?: OrganizationStatus; piiMasking?: boolean; spendLimits?: LimitPair }
+  | { type: 'ChangeOrganization'; status?: OrganizationStatus; piiMasking?: boolean; spendLimits?: LimitPair; maxConcurrentRequests?: number | null }
   | { type: 'CreateTeam'; teamId: string; name: string; spendLimits: LimitPair }
   | { type: 'CreateEmployee'; employeeId: string; name: string; teamId: string | null; spendLimits: LimitPair }
-  | { type: 'CreateSpace'; spaceId: string; name: string };
+  | { type: 'CreateSpace'; spaceId: string; name: string }
+  | { type: 'SetBudgetAlerts'; rules: BudgetAlertRules }
+  | { type: 'SetAlertWebhook'; webhook: AlertWebhook | null };
 
 /** The events a command leads to, or why it is refused (the command layer throws the refusal). */
 export type OrganizationDecision = { readonly events: OrganizationEvent[] } | { readonly rejection: GatewayError };
@@ -76,6 +90,7 @@ export function decideOrganization(state: OrganizationState, command: Organizati
       if (command.status !== undefined && command.status !== state.status) data.status = command.status;
       if (command.piiMasking !== undefined && command.piiMasking !== state.piiMasking) data.piiMasking = command.piiMasking;
       if (command.spendLimits !== undefined && !sameLimits(command.spendLimits, state.spendLimits)) data.spendLimits = command.spendLimits;
+      if (command.maxConcurrentRequests !== undefined && command.maxConcurrentRequests !== state.maxConcurrentRequests) data.maxConcurrentRequests = command.maxConcurrentRequests;
       return { events: Object.keys(data).length === 0 ? [] : [{ type: 'OrganizationChanged', data }] };
     }
     case 'CreateTeam':
@@ -91,6 +106,23 @@ export function decideOrganization(state: OrganizationState, command: Organizati
       };
     case 'CreateSpace':
       return { events: [{ type: 'SpaceCreated', data: { spaceId: command.spaceId, name: command.name } }] };
+    case 'SetBudgetAlerts': {
+      // teams and employees are the organization's own; keys are checked by the caller, which knows them
+      const named = new Set<string>();
+      for (const rule of command.rules.limitPercentages) {
+        const name = `${rule.scope}:${rule.id ?? '*'}`;
+        if (named.has(name)) return reject('invalid_request', `two rules for ${rule.id ?? `every ${rule.scope}`}: give each scope and id one rule`, 'limit_percentages');
+        named.add(name);
+        const members = rule.scope === 'team' ? state.teams : rule.scope === 'employee' ? state.employees : undefined;
+        if (rule.id !== null && members && !members.has(rule.id)) return reject('invalid_request', `${rule.id} is not a ${rule.scope} of this organization`, 'limit_percentages');
+        if (rule.scope === 'organization' && rule.id !== null) return reject('invalid_request', 'a rule of the organization names no id', 'limit_percentages');
+      }
+      return { events: [{ type: 'BudgetAlertsChanged', data: command.rules }] };
+    }
+    case 'SetAlertWebhook': {
+      const same = command.webhook?.url === state.webhook?.url && command.webhook?.secret === state.webhook?.secret;
+      return { events: same ? [] : [{ type: 'AlertWebhookChanged', data: { webhook: command.webhook } }] };
+    }
   }
 }
 
@@ -100,7 +132,7 @@ function reject(code: 'invalid_request' | 'resource_not_found', message: string,
 
 /** Whether a change alters what the organization may spend (and so must fence the account stream). */
 export function changesSpendingRules(event: OrganizationEvent): boolean {
-  return event.type === 'OrganizationChanged' && (event.data.status !== undefined || event.data.spendLimits !== undefined);
+  return event.type === 'OrganizationChanged' && (event.data.status !== undefined || event.data.spendLimits !== undefined || event.data.maxConcurrentRequests !== undefined);
 }
 
 function sameLimits(a: LimitPair, b: LimitPair): boolean {

@@ -1,11 +1,24 @@
+import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { AccessCommands } from '../access/access-commands.js';
 import type { Accounts } from '../ledger/accounts.js';
-import type { EmployeeRecord, IssuedKeyRecord, KeyRecord, OrganizationRecord, SpaceRecord, TeamRecord } from '../admin-records.js';
+import type {
+  EmployeeRecord,
+  IssuedKeyRecord,
+  KeyRecord,
+  OrganizationRecord,
+  PageRecord,
+  SpaceRecord,
+  SpendControlsRecord,
+  TeamRecord,
+  WebhookDeliveryRecord,
+  WebhookRecord,
+} from '../admin-records.js';
 import { formatUsd, parseUsd } from '../billing/money.js';
 import type { AdminApiClient } from '../admin-client/admin-api-client.js';
 import { renderEmployee, renderIssuedKey, renderKey, renderOrganization, renderSpace, renderTeam } from './record-renderers.js';
-import { keyToIssue, limitPairFromBody, type IssueKeyBody, type LimitPairBody } from './admin-schemas.js';
+import { keyToIssue, limitPairFromBody, type IssueKeyBody, type LimitPairBody, type SpendControlsBody } from './admin-schemas.js';
+import { SpendControls } from './spend-controls.js';
 
 /**
  * What `npm run admin` does, in two implementations with the same results: on the core (the database
@@ -28,14 +41,27 @@ export interface AdminOperations {
   issueKey(orgId: string, input: IssueKeyBody): Promise<IssuedKeyRecord>;
   showKey(keyId: string): Promise<KeyRecord>;
   revokeKey(keyId: string): Promise<KeyRecord>;
+  /** A key's concurrency and cost caps (null removes one; a field left out is kept). */
+  setKeyCaps(keyId: string, caps: { max_concurrent_requests?: number | null; max_cost_per_request_usd?: string | null }): Promise<KeyRecord>;
+  showSpendControls(orgId: string): Promise<SpendControlsRecord>;
+  changeSpendControls(orgId: string, input: SpendControlsBody): Promise<SpendControlsRecord>;
+  setWebhook(orgId: string, url: string, rotateSecret: boolean): Promise<WebhookRecord>;
+  removeWebhook(orgId: string): Promise<SpendControlsRecord>;
+  testWebhook(orgId: string): Promise<WebhookDeliveryRecord>;
+  webhookDeliveries(orgId: string): Promise<PageRecord<WebhookDeliveryRecord>>;
 }
 
 type WithoutObject<R extends { object: string }> = Omit<R, 'object'>;
 
 const withoutObject = <R extends { object: string }>({ object: _object, ...record }: R): WithoutObject<R> => record;
 
-export function localAdminOperations(core: { readonly commands: AccessCommands; readonly accounts: Accounts }, clock: Clock, actor: string): AdminOperations {
+export function localAdminOperations(
+  core: { readonly commands: AccessCommands; readonly accounts: Accounts; readonly database: { readonly kysely: Kysely<object> } },
+  clock: Clock,
+  actor: string,
+): AdminOperations {
   const { commands, accounts } = core;
+  const controls = new SpendControls(commands, core.database.kysely, clock, actor);
   const organization = async (orgId: string) => renderOrganization(await commands.loadOrganization(orgId), await accounts.balance(orgId));
   return {
     async createOrganization({ name, piiMasking, limits }) {
@@ -72,6 +98,19 @@ export function localAdminOperations(core: { readonly commands: AccessCommands; 
     },
     showKey: async (keyId) => renderKey(await commands.loadKey(keyId), clock.now()),
     revokeKey: async (keyId) => renderKey(await commands.revokeKey(keyId, actor), clock.now()),
+    async setKeyCaps(keyId, caps) {
+      const changes = {
+        ...(caps.max_concurrent_requests !== undefined ? { maxConcurrentRequests: caps.max_concurrent_requests } : {}),
+        ...(caps.max_cost_per_request_usd !== undefined ? { maxCostPerRequest: caps.max_cost_per_request_usd === null ? null : String(parseUsd(caps.max_cost_per_request_usd)) } : {}),
+      };
+      return renderKey(await commands.changeKey(keyId, changes, actor), clock.now());
+    },
+    showSpendControls: (orgId) => controls.show(orgId),
+    changeSpendControls: (orgId, input) => controls.change(orgId, input),
+    setWebhook: (orgId, url, rotateSecret) => controls.setWebhook(orgId, { url, rotate_secret: rotateSecret }),
+    removeWebhook: (orgId) => controls.removeWebhook(orgId),
+    testWebhook: (orgId) => controls.sendTest(orgId),
+    webhookDeliveries: (orgId) => controls.deliveries(orgId, {}),
   };
 }
 
@@ -95,5 +134,12 @@ export function remoteAdminOperations(api: AdminApiClient): AdminOperations {
     issueKey: (orgId, input) => api.json('POST', `/organizations/${path(orgId)}/keys`, input),
     showKey: (keyId) => api.json('GET', `/keys/${path(keyId)}`),
     revokeKey: (keyId) => api.json('POST', `/keys/${path(keyId)}/revoke`),
+    setKeyCaps: (keyId, caps) => api.json('PATCH', `/keys/${path(keyId)}`, caps),
+    showSpendControls: (orgId) => api.json('GET', `/organizations/${path(orgId)}/spend-controls`),
+    changeSpendControls: (orgId, input) => api.json('PATCH', `/organizations/${path(orgId)}/spend-controls`, input),
+    setWebhook: (orgId, url, rotateSecret) => api.json('PUT', `/organizations/${path(orgId)}/webhook`, { url, rotate_secret: rotateSecret }),
+    removeWebhook: (orgId) => api.json('DELETE', `/organizations/${path(orgId)}/webhook`),
+    testWebhook: (orgId) => api.json('POST', `/organizations/${path(orgId)}/webhook/test`),
+    webhookDeliveries: (orgId) => api.json('GET', `/organizations/${path(orgId)}/webhook-deliveries`),
   };
 }

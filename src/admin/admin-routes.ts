@@ -18,6 +18,7 @@ import { dailySpendRoutes } from './daily-spend.js';
 import { catalogModelsRoute } from './catalog-models-route.js';
 import { requestLogRoutes } from './request-log-routes.js';
 import { overviewRoute } from './overview-route.js';
+import { spendControlRoutes } from './spend-control-routes.js';
 import type { EventStore } from '../eventstore/event-store.js';
 import { parseUsd } from '../billing/money.js';
 import { renderEmployee, renderIssuedKey, renderKey, renderList, renderOrganization, renderSpace, renderTeam } from './record-renderers.js';
@@ -84,6 +85,7 @@ export function adminRoutes(deps: AdminDependencies): Router {
   router.use(catalogModelsRoute(deps));
   router.use(requestLogRoutes(deps));
   router.use(overviewRoute(deps));
+  router.use(spendControlRoutes(deps));
 
   router.post('/admin/v1/organizations', async (_req, res) => {
     const input = parseBody(createOrganizationBody, body(res));
@@ -187,6 +189,8 @@ export function adminRoutes(deps: AdminDependencies): Router {
     if (input.rpm !== undefined) changes.rpm = input.rpm;
     if (input.tpm !== undefined) changes.tpm = input.tpm;
     if (input.expires_at !== undefined) changes.expiresAt = input.expires_at === null ? null : new Date(input.expires_at).toISOString();
+    if (input.max_concurrent_requests !== undefined) changes.maxConcurrentRequests = input.max_concurrent_requests;
+    if (input.max_cost_per_request_usd !== undefined) changes.maxCostPerRequest = input.max_cost_per_request_usd === null ? null : String(parseUsd(input.max_cost_per_request_usd));
     res.json(renderKey(await commands.changeKey(req.params.key, changes, actor), clock.now()));
   });
 

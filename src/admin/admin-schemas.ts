@@ -45,12 +45,43 @@ const keySettings = {
   rpm: z.number().int().positive().optional(),
   tpm: z.number().int().positive().optional(),
   expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
+  max_concurrent_requests: z.number().int().positive().nullable().optional(),
+  max_cost_per_request_usd: usd.nullable().optional(),
 };
 
 export const issueKeyBody = z.strictObject({ name: name.nullable().optional(), employee_id: z.string().startsWith('emp_').nullable().optional(), ...keySettings });
 export const changeKeyBody = z.strictObject(keySettings);
 
+/** An organization's spend controls: its concurrency cap, and its budget alerts (replaced whole). */
+export const spendControlsBody = z.strictObject({
+  max_concurrent_requests: z.number().int().positive().nullable().optional(),
+  budget_alerts: z
+    .strictObject({
+      limit_percentages: z
+        .array(
+          z.strictObject({
+            scope: z.enum(['organization', 'key', 'team', 'employee']),
+            id: z.string().min(1).nullable().optional(),
+            percents: z.array(z.number().int().min(1).max(100)).min(1).max(10),
+          }),
+        )
+        .max(500),
+      low_balance_usd: usd.nullable().optional(),
+    })
+    .optional(),
+});
+
+const webhookUrl = z.string().refine((value) => {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}, 'must be an http:// or https:// URL');
+export const webhookBody = z.strictObject({ url: webhookUrl, rotate_secret: z.boolean().optional() });
+
 export type LimitPairBody = z.infer<typeof limitPair>;
+export type SpendControlsBody = z.infer<typeof spendControlsBody>;
 export type KeyLimitsBody = z.infer<typeof keyLimits>;
 export type IssueKeyBody = z.infer<typeof issueKeyBody>;
 
@@ -87,7 +118,7 @@ export function keyLimitsFromBody(body: KeyLimitsBody | undefined): KeyLimits {
 
 /**
  * The key an issue-key body asks for, with the defaults of what it leaves out: no name, no employee,
- * every model, no limits, DEFAULT_RPM and DEFAULT_TPM, no expiry; the expiry in UTC.
+ * every model, no limits, DEFAULT_RPM and DEFAULT_TPM, no expiry, no spend controls; the expiry in UTC.
  */
 export function keyToIssue(body: IssueKeyBody): KeySettings & { name: string | null; employeeId: string | null } {
   return {
@@ -98,5 +129,7 @@ export function keyToIssue(body: IssueKeyBody): KeySettings & { name: string | n
     rpm: body.rpm ?? DEFAULT_RPM,
     tpm: body.tpm ?? DEFAULT_TPM,
     expiresAt: body.expires_at ? new Date(body.expires_at).toISOString() : null,
+    maxConcurrentRequests: body.max_concurrent_requests ?? null,
+    maxCostPerRequest: toNanos(body.max_cost_per_request_usd),
   };
 }

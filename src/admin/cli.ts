@@ -8,7 +8,7 @@ import { openCore } from '../core.js';
 import { AdminApiClient, AdminApiError } from '../admin-client/admin-api-client.js';
 import { runningGateway } from '../admin-client/running-gateway.js';
 import { localAdminOperations, remoteAdminOperations } from './admin-operations.js';
-import type { LimitPairBody } from './admin-schemas.js';
+import type { LimitPairBody, SpendControlsBody } from './admin-schemas.js';
 
 /**
  * `npm run admin -- <command> [options]`: the admin operations for an operator on the machine, run on the
@@ -27,7 +27,13 @@ const USAGE = `usage: npm run admin -- <command> [options]
   create-employee ORG --name NAME [--team TEAM] [--daily-usd X] [--monthly-usd X]
   create-space ORG --name NAME
   issue-key ORG [--name NAME] [--employee EMP] [--models a,b] [--daily-usd X] [--monthly-usd X] [--rpm N] [--tpm N] [--expires-at ISO]
-  show-key KEY | revoke-key KEY`;
+            [--max-concurrent N] [--max-cost-usd X]
+  show-key KEY | revoke-key KEY
+  set-key-caps KEY [--max-concurrent N|none] [--max-cost-usd X|none]
+  show-spend-controls ORG
+  set-org-concurrency ORG N|none
+  set-budget-alerts ORG [--percent SCOPE[:ID]=P,P…]… [--low-balance-usd X]   (SCOPE: organization, key, team, employee)
+  set-webhook ORG URL [--rotate-secret] | remove-webhook ORG | test-webhook ORG | webhook-deliveries ORG`;
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -41,6 +47,11 @@ const OPTIONS = {
   rpm: { type: 'string' },
   tpm: { type: 'string' },
   'expires-at': { type: 'string' },
+  'max-concurrent': { type: 'string' },
+  'max-cost-usd': { type: 'string' },
+  percent: { type: 'string', multiple: true },
+  'low-balance-usd': { type: 'string' },
+  'rotate-secret': { type: 'boolean' },
 } as const;
 
 async function main(argv: string[]): Promise<number> {
@@ -103,6 +114,8 @@ async function main(argv: string[]): Promise<number> {
           ...(values.rpm ? { rpm: Number(values.rpm) } : {}),
           ...(values.tpm ? { tpm: Number(values.tpm) } : {}),
           expires_at: values['expires-at'] ? new Date(values['expires-at']).toISOString() : null,
+          ...(values['max-concurrent'] ? { max_concurrent_requests: count(values['max-concurrent']) } : {}),
+          ...(values['max-cost-usd'] ? { max_cost_per_request_usd: values['max-cost-usd'] } : {}),
         });
         break;
       case 'show-key':
@@ -110,6 +123,35 @@ async function main(argv: string[]): Promise<number> {
         break;
       case 'revoke-key':
         result = await operations.revokeKey(need(first, 'KEY'));
+        break;
+      case 'set-key-caps':
+        result = await operations.setKeyCaps(need(first, 'KEY'), {
+          ...(values['max-concurrent'] ? { max_concurrent_requests: values['max-concurrent'] === 'none' ? null : count(values['max-concurrent']) } : {}),
+          ...(values['max-cost-usd'] ? { max_cost_per_request_usd: values['max-cost-usd'] === 'none' ? null : values['max-cost-usd'] } : {}),
+        });
+        break;
+      case 'show-spend-controls':
+        result = await operations.showSpendControls(need(first, 'ORG'));
+        break;
+      case 'set-org-concurrency': {
+        const cap = need(second, 'N or none');
+        result = await operations.changeSpendControls(need(first, 'ORG'), { max_concurrent_requests: cap === 'none' ? null : count(cap) });
+        break;
+      }
+      case 'set-budget-alerts':
+        result = await operations.changeSpendControls(need(first, 'ORG'), { budget_alerts: budgetAlerts(values.percent ?? [], values['low-balance-usd']) });
+        break;
+      case 'set-webhook':
+        result = await operations.setWebhook(need(first, 'ORG'), need(second, 'URL'), values['rotate-secret'] ?? false);
+        break;
+      case 'remove-webhook':
+        result = await operations.removeWebhook(need(first, 'ORG'));
+        break;
+      case 'test-webhook':
+        result = await operations.testWebhook(need(first, 'ORG'));
+        break;
+      case 'webhook-deliveries':
+        result = await operations.webhookDeliveries(need(first, 'ORG'));
         break;
       default:
         throw new UsageError(`unknown command ${command}`);
@@ -122,6 +164,21 @@ async function main(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+function count(text: string): number {
+  if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`${text} is not a whole number above zero`);
+  return Number(text);
+}
+
+/** `--percent key=50,80 --percent team:team_…=90` → the rules of `set-budget-alerts` (which replace all). */
+function budgetAlerts(percents: readonly string[], lowBalanceUsd: string | undefined): NonNullable<SpendControlsBody['budget_alerts']> {
+  const rules = percents.map((option) => {
+    const match = /^(organization|key|team|employee)(?::([^=]+))?=(\d+(?:,\d+)*)$/.exec(option);
+    if (!match) throw new UsageError(`--percent ${option}: write SCOPE[:ID]=P,P (e.g. key=50,80 or team:team_…=90)`);
+    return { scope: match[1] as 'organization' | 'key' | 'team' | 'employee', id: match[2] ?? null, percents: match[3]!.split(',').map(Number) };
+  });
+  return { limit_percentages: rules, low_balance_usd: lowBalanceUsd ?? null };
+}
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

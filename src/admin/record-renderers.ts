@@ -46,6 +46,8 @@ export function renderKey(key: KeyState, now: Date): KeyRecord {
     rpm: key.rpm,
     tpm: key.tpm,
     expires_at: key.expiresAt,
+    max_concurrent_requests: key.maxConcurrentRequests,
+    max_cost_per_request_usd: toUsd(key.maxCostPerRequest),
     status: keyStatus(key, now),
   };
 }

@@ -8,7 +8,7 @@ export const REQUEST_FILTERS = ['key_id', 'model', 'space_id', 'endpoint', 'stat
 /** The request log's filters, as the admin API names them; `request`: the request to jump to and open. */
 export type RequestFilter = Partial<Record<(typeof REQUEST_FILTERS)[number], string>>;
 
-export const ORGANIZATION_TABS = ['overview', 'keys', 'people', 'spend', 'requests', 'reservations', 'videos'] as const;
+export const ORGANIZATION_TABS = ['overview', 'keys', 'people', 'spend', 'requests', 'reservations', 'videos', 'controls'] as const;
 export type OrganizationTab = (typeof ORGANIZATION_TABS)[number];
 
 export type Route =

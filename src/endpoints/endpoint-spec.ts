@@ -60,6 +60,22 @@ interface EndpointSpecBase<Request extends EndpointRequest, Kind extends BodyKin
   readonly capHint?: string;
   /** Refuses what the resolved model cannot do (`400`; a video duration or size outside its lists), before anything is reserved. */
   fitModel?(request: Request, model: CatalogModel): void;
+  /**
+   * How a cost cap (`X-Max-Cost-USD`, the key's `max_cost_per_request_usd`) makes this endpoint's answer
+   * smaller: the request with at most `outputTokens` of output per answer, the body as it then goes to the
+   * provider, and the worst case that allows (the pipeline prices it and searches the largest that fits).
+   * Absent where an answer cannot be made smaller without giving less than was asked (images, seconds of
+   * video, a transcript): a request over the cap is refused there.
+   */
+  lowerCap?(asked: CapLowering<Request, Kind>, outputTokens: number): CapLowering<Request, Kind>;
+}
+
+/** A request as a cost cap lowers it: parsed, as it goes to the provider, and its worst case. */
+export interface CapLowering<Request extends EndpointRequest, Kind extends BodyKind> {
+  readonly request: Request;
+  readonly body: RequestBodies[Kind];
+  readonly model: CatalogModel;
+  readonly estimate: ReserveEstimate;
 }
 
 /** An endpoint settled from the provider's answer, when it is in: text, embeddings, images, transcriptions. */

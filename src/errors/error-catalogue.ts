@@ -37,6 +37,7 @@ export const errorCatalogue = {
   insufficient_funds: { status: 402, message: 'organization balance insufficient for this request' },
   key_limit_exceeded: { status: 402, message: 'spending limit of this API key is exceeded' },
   spend_limit_exceeded: { status: 402, message: 'spending limit is exceeded' },
+  request_cost_cap_exceeded: { status: 402, message: 'the request can cost more than its cost cap' },
   // 403
   model_not_allowed: { status: 403, message: 'this API key may not use this model' },
   pii_masking_not_enabled: { status: 403, message: 'PII masking is not enabled for this organization' },

@@ -3,7 +3,7 @@ import type { CostByKind } from '../billing/money.js';
 import type { Usage } from '../billing/usage.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { AccountEvent, ReleaseReason, SpendOwner } from './account-events.js';
-import { availableOf, counterAt, type AccountState, type OpenReservation } from './account-state.js';
+import { availableOf, counterAt, liveReservations, type AccountState, type OpenReservation } from './account-state.js';
 import type { PeriodKind } from './spend-periods.js';
 import { spendScope } from './spend-scopes.js';
 
@@ -26,6 +26,16 @@ export interface ReserveLimits {
   readonly organization?: SpendLimits;
 }
 
+/**
+ * How many requests may be open at once (from the reserve to the close) for the request's key and for its
+ * whole organization; absent: no cap. The account's owner decides every reserve of the account, so the
+ * count is exact across instances.
+ */
+export interface ConcurrencyCaps {
+  readonly key?: number;
+  readonly organization?: number;
+}
+
 export type AccountCommand =
   | { readonly type: 'AddCredits'; readonly amount: bigint; readonly idempotencyKey?: string }
   | {
@@ -45,6 +55,7 @@ export type AccountCommand =
       readonly price: { readonly version: number | null; readonly serviceTier: string | null };
       readonly deadline: Date;
       readonly limits: ReserveLimits;
+      readonly concurrency?: ConcurrencyCaps;
       /** The revision of each access stream (`key-…`, `org-…`) the caller's checks and limits came from. */
       readonly accessRevisions: Readonly<Record<string, bigint>>;
     }
@@ -87,7 +98,7 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
       if (state.open.has(command.reservationId)) return { events: [] };
       const stale = staleAccess(state, command.accessRevisions);
       if (stale.length > 0) return { stale };
-      const refusal = reserveRefusal(state, command, now);
+      const refusal = reserveRefusal(state, command, now) ?? concurrencyRefusal(state, command, now);
       if (refusal) return { rejection: refusal };
       const { reservationId, endpoint, owner, model, category, amount, price, deadline } = command;
       const priceApplied = { priceVersion: price.version, serviceTier: price.serviceTier };
@@ -187,6 +198,26 @@ function reserveRefusal(state: AccountState, command: ReserveCommand, now: Date)
   }
   return undefined;
 }
+
+/**
+ * The key's and the organization's caps on requests open at once. Checked after the money, so that a
+ * request the organization cannot pay for is told so (402) rather than to come back later (429).
+ * `Retry-After: 1`: a slot frees when any request of the key ends, which no one can know in advance.
+ */
+function concurrencyRefusal(state: AccountState, command: ReserveCommand, now: Date): GatewayError | undefined {
+  const { key, organization } = command.concurrency ?? {};
+  if (key !== undefined && liveReservations(state.openByKey.get(command.owner.keyId) ?? [], now, key) >= key) {
+    return new GatewayError('rate_limit_exceeded', `this API key already has ${requests(key)} running, its max_concurrent_requests; retry when one of them has ended`, { retryAfterSeconds: 1 });
+  }
+  if (organization !== undefined && liveReservations(state.open.values(), now, organization) >= organization) {
+    return new GatewayError('rate_limit_exceeded', `the organization already has ${requests(organization)} running, its max_concurrent_requests; retry when one of them has ended`, {
+      retryAfterSeconds: 1,
+    });
+  }
+  return undefined;
+}
+
+const requests = (count: number) => (count === 1 ? '1 request' : `${count} requests`);
 
 // Spec 7.3 rule 1: on the messages endpoint these texts are how a client tells the 402s apart; keep them exact.
 const keyLimit = (period: string, suffix: string) =>

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { emptyAccountState, type AccountState, type OpenReservation, type PeriodCounter } from './account-state.js';
+import { emptyAccountState, openReservation, type AccountState, type OpenReservation, type PeriodCounter } from './account-state.js';
 import { spendScopes } from './spend-scopes.js';
 
 /**
@@ -85,15 +85,13 @@ export function deserializeAccountState(serialized: SerializedAccountState): Acc
   state.credits = BigInt(serialized.credits);
   state.settled = BigInt(serialized.settled);
   for (const reservation of serialized.open) {
-    const amount = BigInt(reservation.amount);
-    state.open.set(reservation.reservationId, {
+    openReservation(state, {
       ...reservation,
-      amount,
+      amount: BigInt(reservation.amount),
       priceVersion: reservation.priceVersion ?? null,
       serviceTier: reservation.serviceTier ?? null,
       scopes: spendScopes(reservation.owner, reservation.category, reservation.model),
     });
-    state.reserved += amount;
   }
   for (const key of serialized.creditKeys) state.creditKeys.add(key);
   for (const [stream, revision] of serialized.accessRevisions) state.accessRevisions.set(stream, BigInt(revision));

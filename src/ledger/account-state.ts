@@ -38,6 +38,8 @@ export interface AccountState {
   settled: bigint;
   reserved: bigint;
   readonly open: Map<string, OpenReservation>;
+  /** The open reservations of each key: what its concurrency cap counts (kept beside `open` not to scan it). */
+  readonly openByKey: Map<string, Set<OpenReservation>>;
   readonly creditKeys: Set<string>;
   /** The newest revision of each access stream whose rules the account has been told about. */
   readonly accessRevisions: Map<string, bigint>;
@@ -53,6 +55,7 @@ export function emptyAccountState(): AccountState {
     settled: 0n,
     reserved: 0n,
     open: new Map(),
+    openByKey: new Map(),
     creditKeys: new Set(),
     accessRevisions: new Map(),
     day: '',
@@ -90,8 +93,7 @@ export function applyAccountEvent(state: AccountState, event: AccountEvent, occu
         month: periods.month,
         scopes: spendScopes(owner, category, model),
       };
-      state.open.set(reservationId, reservation);
-      state.reserved += reservation.amount;
+      openReservation(state, reservation);
       countReservation(state, reservation, reservation.amount, 0n);
       return state;
     }
@@ -109,11 +111,23 @@ export function applyAccountEvent(state: AccountState, event: AccountEvent, occu
   }
 }
 
+/** Holds a reservation's money, and one of its key's concurrent requests, until it ends. */
+export function openReservation(state: AccountState, reservation: OpenReservation): void {
+  state.open.set(reservation.reservationId, reservation);
+  state.reserved += reservation.amount;
+  let ofKey = state.openByKey.get(reservation.owner.keyId);
+  if (!ofKey) state.openByKey.set(reservation.owner.keyId, (ofKey = new Set()));
+  ofKey.add(reservation);
+}
+
 /** A reservation ends (settled, released, cut off or expired): its reserve leaves the counters, its cost, if any, joins them. */
 function endReservation(state: AccountState, reservationId: string, cost: bigint): AccountState {
   const reservation = state.open.get(reservationId);
   if (!reservation) return state; // the decider never emits this; tolerate it when folding history
   state.open.delete(reservationId);
+  const ofKey = state.openByKey.get(reservation.owner.keyId);
+  ofKey?.delete(reservation);
+  if (ofKey?.size === 0) state.openByKey.delete(reservation.owner.keyId);
   state.reserved -= reservation.amount;
   state.settled += cost;
   countReservation(state, reservation, -reservation.amount, cost);
@@ -153,6 +167,7 @@ export function cloneAccountState(state: AccountState): AccountState {
   return {
     ...state,
     open: new Map(state.open),
+    openByKey: new Map([...state.openByKey].map(([keyId, reservations]) => [keyId, new Set(reservations)])),
     creditKeys: new Set(state.creditKeys),
     accessRevisions: new Map(state.accessRevisions),
     dayCounters: cloneCounters(state.dayCounters),
@@ -166,4 +181,20 @@ export function counterAt(state: AccountState, scope: string, kind: 'day' | 'mon
   const current = kind === 'day' ? state.day === periods.day : state.month === periods.month;
   if (!current) return { settled: 0n, reserved: 0n };
   return (kind === 'day' ? state.dayCounters : state.monthCounters).get(scope) ?? { settled: 0n, reserved: 0n };
+}
+
+/**
+ * How many of `reservations` still hold a request slot at `now`, counted up to `cap`: every one until it
+ * closes or its deadline passes. Past its deadline a reservation is one the sweeper expires (its instance
+ * crashed, or its request outlived the provider's timeout), so its slot is free again at once, while its
+ * money stays held until the sweeper's `ReservationExpired`.
+ */
+export function liveReservations(reservations: Iterable<OpenReservation>, now: Date, cap: number): number {
+  const instant = now.toISOString();
+  let live = 0;
+  for (const reservation of reservations) {
+    // ISO times of one format compare as strings
+    if (reservation.deadline > instant && ++live >= cap) break;
+  }
+  return live;
 }

@@ -67,7 +67,7 @@ export class GatewayMetrics {
   });
   private readonly rateLimitRejections = new Counter({
     name: 'gateway_rate_limit_rejections_total',
-    help: "Requests refused with 429 by a key's per-minute limit: requests or tokens",
+    help: "Requests refused with 429: by a key's per-minute limit (requests or tokens) or by a concurrency cap (concurrency)",
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
@@ -148,13 +148,17 @@ export class GatewayMetrics {
   private readonly providerChildren = new Map<string, HistogramChild>();
   private readonly firstByteChildren = new Map<string, HistogramChild>();
   private readonly failureChildren = new Map<string, CounterChild>();
-  private readonly rejectionChildren = { requests: this.rateLimitRejections.labels('requests'), tokens: this.rateLimitRejections.labels('tokens') };
+  private readonly rejectionChildren = {
+    requests: this.rateLimitRejections.labels('requests'),
+    tokens: this.rateLimitRejections.labels('tokens'),
+    concurrency: this.rateLimitRejections.labels('concurrency'),
+  };
   private readonly accountCommandChildren = new Map<AccountCommandRoute, CounterChild>();
   private readonly appendChildren = { ok: this.appendLatency.labels('ok'), conflict: this.appendLatency.labels('conflict'), error: this.appendLatency.labels('error') };
 
   constructor() {
     // series that start at 0 rather than appearing with their first event, so that rate() sees the first one
-    for (const reason of ['requests', 'tokens'] as const) this.rateLimitRejections.labels(reason).inc(0);
+    for (const reason of ['requests', 'tokens', 'concurrency'] as const) this.rateLimitRejections.labels(reason).inc(0);
     for (const outcome of ['ok', 'conflict', 'error'] as const) this.appendLatency.zero({ outcome });
     processRegistry();
   }

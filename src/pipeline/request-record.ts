@@ -15,8 +15,8 @@ export interface RequestRecord {
   model?: string;
   /** The catalog's name of the model's provider. */
   provider?: string;
-  /** Which per-minute limit refused the request (429). */
-  rateLimited?: 'requests' | 'tokens';
+  /** Which limit refused the request (429): a per-minute one, or a concurrency cap. */
+  rateLimited?: 'requests' | 'tokens' | 'concurrency';
   /** How the provider failed, when it did (its own error status, or no usable answer). */
   providerFailure?: ProviderFailureKind;
   /** `performance.now()` when a stream's first event was written to the client. */

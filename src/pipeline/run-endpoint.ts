@@ -7,6 +7,7 @@ import type { Stage } from './request-stages.js';
 import { admitStep } from './steps/admit-step.js';
 import { authenticateStep } from './steps/authenticate-step.js';
 import { closeStep } from './steps/close-step.js';
+import { costCapStep } from './steps/cost-cap-step.js';
 import { estimateStep } from './steps/estimate-step.js';
 import { maskingStep } from './steps/masking-step.js';
 import { maskStep } from './steps/mask-step.js';
@@ -71,7 +72,8 @@ async function runSteps<Request extends EndpointRequest, Kind extends BodyKind>(
     const parsed = reach(parseStep(masked));
     const resolved = reach(resolveModelStep(deps, parsed));
     const estimated = reach(await estimateStep(deps, resolved));
-    const admitted = reach(await admitStep(deps, estimated));
+    const capped = reach(costCapStep(estimated));
+    const admitted = reach(await admitStep(deps, capped));
     const reserved = reach(await reserveStep(deps, admitted));
     const served = reach(await serveStep(deps, reserved));
     const closed = reach(await closeStep(deps, served));

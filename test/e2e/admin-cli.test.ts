@@ -48,6 +48,24 @@ describe('admin CLI', function () {
     }
   });
 
+  it("sets a key's caps and the organization's spend controls, webhook and test sample", async () => {
+    const organization = await cli('create-organization', '--name', 'Controls from the CLI');
+    const key = await cli('issue-key', organization.id, '--max-concurrent', '4', '--max-cost-usd', '0.05');
+    expect(key).to.deep.include({ max_concurrent_requests: 4, max_cost_per_request_usd: '0.05' });
+    expect(await cli('set-key-caps', key.id, '--max-concurrent', 'none')).to.deep.include({ max_concurrent_requests: null, max_cost_per_request_usd: '0.05' });
+    await cli('set-org-concurrency', organization.id, '20');
+    const controls = await cli('set-budget-alerts', organization.id, '--percent', 'key=80,50', '--percent', `key:${key.id}=90`, '--low-balance-usd', '5');
+    expect(controls).to.deep.include({
+      max_concurrent_requests: 20,
+      budget_alerts: { limit_percentages: [{ scope: 'key', id: null, percents: [50, 80] }, { scope: 'key', id: key.id, percents: [90] }], low_balance_usd: '5.00' },
+    });
+    // a port nothing listens on: the gateways of other suites on this database try it and fail at once
+    const webhook = await cli('set-webhook', organization.id, 'http://127.0.0.1:9/hooks');
+    expect(webhook.secret).to.match(/^whsec_/);
+    expect((await cli('test-webhook', organization.id)).type).to.equal('webhook.test');
+    expect((await cli('webhook-deliveries', organization.id)).data.map((delivery: { type: string }) => delivery.type)).to.deep.equal(['webhook.test']);
+  });
+
   it('explains a wrong command and an unknown id', async () => {
     const wrong = await run(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'make-coffee'], {
       env: { PATH: process.env.PATH!, DATABASE_URL: testDatabaseUrl() },

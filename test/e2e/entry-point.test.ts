@@ -69,7 +69,7 @@ describe('entry point (embedded mode, child process)', function () {
     const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
     const { secret } = await new AdminClient(first.url, token).organizationWithKey();
     const models = (await (await fetch(`${first.url}/v1/models`, { headers: { 'x-api-key': secret } })).json()) as { data: unknown[] };
-    expect(models.data, 'every model of the test catalog').to.have.length(14);
+    expect(models.data, 'every model of the test catalog').to.have.length(15);
     expect((await fetch(`${first.url}/readyz`)).status).to.equal(200);
     expect(first.output()).to.contain(`admin token (shown once`).and.to.contain(token);
     expect(await stopGateway(first)).to.equal(0);

@@ -52,7 +52,7 @@ export async function openPipelineCore(label: string, providers: ProviderClient,
     async customer(credits, key = {}) {
       const organization = await core.commands.createOrganization({ name: 'Step org', piiMasking: false, spendLimits: NO_LIMITS }, 'test');
       if (credits > 0n) await core.commands.addCredits(organization.orgId, credits, undefined, 'test');
-      const settings = { name: 'step key', employeeId: null, models: null, limits: { overall: NO_LIMITS, byType: {}, byModel: {} }, rpm: DEFAULT_RPM, tpm: DEFAULT_TPM, expiresAt: null };
+      const settings = { name: 'step key', employeeId: null, models: null, limits: { overall: NO_LIMITS, byType: {}, byModel: {} }, rpm: DEFAULT_RPM, tpm: DEFAULT_TPM, expiresAt: null, maxConcurrentRequests: null, maxCostPerRequest: null };
       const { secret, key: issued } = await core.commands.issueKey(organization.orgId, { ...settings, ...key }, 'test');
       return { orgId: organization.orgId, keyId: issued.keyId, secret };
     },

@@ -10,7 +10,13 @@ export interface KeyLimitsInput {
   tpm: string;
   /** `datetime-local` value, read as UTC. */
   expiresAt: string;
+  /** The key's requests at once (`max_concurrent_requests`); empty: no cap. */
+  maxConcurrent: string;
+  /** The cost cap of a request (`max_cost_per_request_usd`); empty: none. */
+  maxCost: string;
 }
+
+export const EMPTY_KEY_LIMITS: KeyLimitsInput = { models: [], daily: '', monthly: '', rpm: '', tpm: '', expiresAt: '', maxConcurrent: '', maxCost: '' };
 
 export function KeyLimitsForm({ value, onChange, catalog }: { value: KeyLimitsInput; onChange: (value: KeyLimitsInput) => void; catalog: readonly string[] }) {
   const field = (name: Exclude<keyof KeyLimitsInput, 'models'>) => ({
@@ -57,13 +63,21 @@ export function KeyLimitsForm({ value, onChange, catalog }: { value: KeyLimitsIn
         Expires at (UTC)
         <input type="datetime-local" {...field('expiresAt')} />
       </label>
+      <label>
+        Requests at once
+        <input type="number" min="1" placeholder="no cap" {...field('maxConcurrent')} />
+      </label>
+      <label>
+        Cost cap per request (USD)
+        <input inputMode="decimal" placeholder="none" {...field('maxCost')} />
+      </label>
     </>
   );
 }
 
 /**
  * The body for `POST …/keys` (issue: empty fields are left out, the gateway's defaults apply) or
- * `PATCH /keys/{id}` (edit: an empty field clears the limit, the model list or the expiry).
+ * `PATCH /keys/{id}` (edit: an empty field clears the limit, the model list, the expiry or the cap).
  */
 export function keyLimitsBody(input: KeyLimitsInput, mode: 'issue' | 'edit', previous?: KeyRecord['limits']): Record<string, unknown> {
   const models = input.models;
@@ -78,5 +92,9 @@ export function keyLimitsBody(input: KeyLimitsInput, mode: 'issue' | 'edit', pre
   if (input.tpm.trim()) body.tpm = Number(input.tpm);
   if (input.expiresAt) body.expires_at = new Date(`${input.expiresAt}:00Z`).toISOString();
   else if (mode === 'edit') body.expires_at = null;
+  if (input.maxConcurrent.trim()) body.max_concurrent_requests = Number(input.maxConcurrent);
+  else if (mode === 'edit') body.max_concurrent_requests = null;
+  if (input.maxCost.trim()) body.max_cost_per_request_usd = input.maxCost.trim();
+  else if (mode === 'edit') body.max_cost_per_request_usd = null;
   return body;
 }

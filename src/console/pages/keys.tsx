@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { admin, get } from '../api.js';
 import type { EmployeeRecord, IssuedKeyRecord, KeyRecord, ListRecord, ModelRecord } from '../../admin-records.js';
-import { formatLimits } from '../money.js';
+import { formatLimits, formatUsd } from '../money.js';
 import { ConfirmButton, ErrorNotice, Loading, Pager, useAction, useLoad, usePages } from '../ui.js';
-import { KeyLimitsForm, type KeyLimitsInput, keyLimitsBody } from './key-limits-form.js';
+import { EMPTY_KEY_LIMITS, KeyLimitsForm, type KeyLimitsInput, keyLimitsBody } from './key-limits-form.js';
 
 /** The organization's keys: issue one (its secret shown once), change its limits, revoke it. */
 export function KeysTab({ orgId }: { orgId: string }) {
@@ -58,6 +58,8 @@ export function KeysTab({ orgId }: { orgId: string }) {
                   </td>
                   <td>
                     {key.rpm} rpm, {key.tpm} tpm
+                    {key.max_concurrent_requests === null ? '' : `, ${key.max_concurrent_requests} at once`}
+                    {key.max_cost_per_request_usd === null ? '' : `, at most ${formatUsd(key.max_cost_per_request_usd)} a request`}
                   </td>
                   <td>
                     {key.status !== 'revoked' ? (
@@ -91,7 +93,7 @@ export function KeysTab({ orgId }: { orgId: string }) {
 function IssueKey({ orgId, employees, catalog, onIssued }: { orgId: string; employees: EmployeeRecord[]; catalog: string[]; onIssued: () => void }) {
   const [name, setName] = useState('');
   const [employeeId, setEmployeeId] = useState('');
-  const [limits, setLimits] = useState<KeyLimitsInput>({ models: [], daily: '', monthly: '', rpm: '', tpm: '', expiresAt: '' });
+  const [limits, setLimits] = useState<KeyLimitsInput>(EMPTY_KEY_LIMITS);
   const [issued, setIssued] = useState<{ id: string; secret: string } | undefined>();
   const action = useAction();
   return (
@@ -179,6 +181,8 @@ function EditKey({ keyRecord, catalog, onDone }: { keyRecord: KeyRecord | undefi
     rpm: String(keyRecord?.rpm ?? ''),
     tpm: String(keyRecord?.tpm ?? ''),
     expiresAt: keyRecord?.expires_at?.slice(0, 16) ?? '',
+    maxConcurrent: keyRecord?.max_concurrent_requests === null || keyRecord === undefined ? '' : String(keyRecord.max_concurrent_requests),
+    maxCost: keyRecord?.max_cost_per_request_usd ?? '',
   }));
   const action = useAction();
   if (!keyRecord) return null;

@@ -10,6 +10,7 @@ import { RequestLog } from './request-log.js';
 import { ReservationsTab } from './reservations.js';
 import { VideoJobsTab } from './video-jobs.js';
 import { SpendTab } from './spend.js';
+import { SpendControlsTab } from './spend-controls.js';
 
 const TAB_NAMES: Record<OrganizationTab, string> = {
   overview: 'Overview',
@@ -19,9 +20,10 @@ const TAB_NAMES: Record<OrganizationTab, string> = {
   requests: 'Requests',
   reservations: 'Open reservations',
   videos: 'Video jobs',
+  controls: 'Caps and alerts',
 };
 
-/** One organization: its money and settings, and tabs for its keys, people, spend, requests, reservations and video jobs. */
+/** One organization: its money and settings, and tabs for its keys, people, spend, requests, reservations, video jobs and spend controls. */
 export function OrganizationPage({ orgId, tab, filter }: { orgId: string; tab: OrganizationTab; filter: RequestFilter }) {
   const organization = useLoad(() => get<OrganizationRecord>(`/organizations/${encodeURIComponent(orgId)}`), [orgId]);
   return (
@@ -47,6 +49,7 @@ export function OrganizationPage({ orgId, tab, filter }: { orgId: string; tab: O
       {tab === 'requests' ? <RequestLog orgId={orgId} filter={filter} /> : null}
       {tab === 'reservations' ? <ReservationsTab orgId={orgId} /> : null}
       {tab === 'videos' ? <VideoJobsTab orgId={orgId} /> : null}
+      {tab === 'controls' ? <SpendControlsTab orgId={orgId} /> : null}
     </>
   );
 }

@@ -5,6 +5,7 @@ import { accountSnapshotsMigration } from './0100-account-snapshots.js';
 import { streamWriteLocksMigration } from './0101-stream-write-locks.js';
 import { accountOwnersMigration } from './0102-account-owners.js';
 import { appendManyMigration } from './0103-append-many.js';
+import { webhookDeliveriesMigration } from './0104-webhook-deliveries.js';
 
 /**
  * Every schema migration, by name; kysely runs them in name order. A feature adds its own file here.
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0101-stream-write-locks': streamWriteLocksMigration,
   '0102-account-owners': accountOwnersMigration,
   '0103-append-many': appendManyMigration,
+  '0104-webhook-deliveries': webhookDeliveriesMigration,
 };

@@ -15,6 +15,7 @@ import type { ProviderEventStream } from '../../providers/provider-client.js';
 import { providerAdapter } from '../../providers/provider-registry.js';
 import { DEFAULT_BODY_LIMIT } from '../body-limits.js';
 import type { EndpointSpec, Exchange, JsonAnswer, StreamReply } from '../endpoint-spec.js';
+import { withOutputCap } from './output-cap.js';
 import { StreamUsageMeter } from './stream-usage-meter.js';
 import { countedResponseUsage } from './text-usage.js';
 
@@ -55,6 +56,18 @@ function textEndpoint(format: FormatName, routes: readonly string[], capHint: st
       // the key's tokens per minute count the same worst case, cap included when the client set none
       const serviceTier = serviceTierSent(format, model, body);
       return { worstCase, rateLimitTokens: rateLimitedTokens(worstCase), ...(serviceTier === undefined ? {} : { serviceTier }) };
+    },
+    // A cost cap lowers the output cap of each answer; the input and the images of an image model stay.
+    // The lowered cap reaches the provider in the client's body (pass-through) and in the canonical
+    // request (translated), whichever `call` sends.
+    lowerCap: ({ request, body, model, estimate }, outputTokens) => {
+      const worstCase = createUsage({ ...estimate.worstCase, outputTokens: outputTokens * answersAsked(format, model, body) });
+      return {
+        request: { ...request, maxOutputTokens: outputTokens },
+        body: withOutputCap(format, body, outputTokens, model.dropParams),
+        model,
+        estimate: { worstCase, rateLimitTokens: rateLimitedTokens(worstCase) },
+      };
     },
     call: (exchange) => {
       const { model, request, body } = exchange;

@@ -3,10 +3,13 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { PipelineDependencies } from '../pipeline-dependencies.js';
 import type { Admitted, Estimated } from '../request-stages.js';
 
-/** `429 rate_limit_exceeded`, saying which of the key's per-minute limits refused the request (the metrics count them apart). */
+/**
+ * `429 rate_limit_exceeded`, saying which limit refused the request (the metrics count them apart): one of
+ * the key's per-minute limits here, or a concurrency cap at the reserve.
+ */
 export class RateLimitRefusal extends GatewayError {
   constructor(
-    readonly limit: 'requests' | 'tokens',
+    readonly limit: 'requests' | 'tokens' | 'concurrency',
     message: string,
     retryAfterSeconds: number,
   ) {

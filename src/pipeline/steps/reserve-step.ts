@@ -4,7 +4,7 @@ import type { CatalogModel } from '../../catalog/catalog.js';
 import type { Clock } from '../../clock.js';
 import type { BodyKind, EndpointRequest } from '../../endpoints/endpoint-spec.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { ReserveLimits, SpendLimits } from '../../ledger/account-decider.js';
+import type { ConcurrencyCaps, ReserveLimits, SpendLimits } from '../../ledger/account-decider.js';
 import type { SpendOwner } from '../../ledger/account-events.js';
 import type { Accounts } from '../../ledger/accounts.js';
 import { formatUsd } from '../../billing/money.js';
@@ -13,6 +13,7 @@ import type { PipelineDependencies } from '../pipeline-dependencies.js';
 import type { AppliedPrice } from '../../prices/applied-price.js';
 import { correctRateLimit } from '../rate-limit-correction.js';
 import type { Admitted, Reservation, Reserved } from '../request-stages.js';
+import { RateLimitRefusal } from './admit-step.js';
 
 /** How long past the provider's own timeout a reservation may stay open before the sweeper expires it. */
 const DEADLINE_MARGIN_MS = 60_000;
@@ -34,7 +35,7 @@ export interface ReserveInput {
 
 /**
  * The reserve (spec 8): the request's money is reserved in one decision of the account, the balance and
- * every limit (`402`). Refused, nothing was used: the admission is given back, so that a 402 does not turn
+ * every limit (`402`), and a slot of the key's and the organization's concurrency caps (`429`). Refused, nothing was used: the admission is given back, so that a 402 does not turn
  * the next request into a 429.
  */
 export async function reserveStep<Request extends EndpointRequest, Kind extends BodyKind>(
@@ -80,6 +81,7 @@ export async function reserveFunds(accounts: Accounts, directory: AccessDirector
         price: { version: input.price.version, serviceTier: input.price.serviceTier },
         deadline: new Date(clock.now().getTime() + input.lifetimeMs),
         limits: limitsFor(caller, input.model),
+        concurrency: concurrencyCapsOf(caller),
         accessRevisions: Object.fromEntries(streams.map((stream) => [stream, directory.revision(stream)])),
       },
       input.requestId,
@@ -88,6 +90,8 @@ export async function reserveFunds(accounts: Accounts, directory: AccessDirector
     if ('events' in decision) return { orgId: organization.orgId, reservationId: input.requestId, owner, amount: input.amount, caller };
     if ('rejection' in decision) {
       const refusal = decision.rejection;
+      // the only 429 the account gives: told apart from the per-minute limits in the metrics
+      if (refusal.code === 'rate_limit_exceeded') throw new RateLimitRefusal('concurrency', refusal.message, refusal.retryAfterSeconds ?? 1);
       if (refusal.status === 402 && input.capHint) {
         throw new GatewayError(refusal.code, `${refusal.message} (this request reserves ${formatUsd(input.amount)} USD; ${input.capHint})`);
       }
@@ -111,6 +115,13 @@ function limitsFor(caller: Caller, model: CatalogModel): ReserveLimits {
     employee: spendLimits(employee?.spendLimits),
     team: spendLimits(team?.spendLimits),
     organization: spendLimits(organization.spendLimits),
+  };
+}
+
+function concurrencyCapsOf({ key, organization }: Caller): ConcurrencyCaps {
+  return {
+    ...(key.maxConcurrentRequests === null ? {} : { key: key.maxConcurrentRequests }),
+    ...(organization.maxConcurrentRequests === null ? {} : { organization: organization.maxConcurrentRequests }),
   };
 }
 

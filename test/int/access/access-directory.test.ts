@@ -43,6 +43,8 @@ describe('access directory on Postgres', function () {
     rpm: DEFAULT_RPM,
     tpm: DEFAULT_TPM,
     expiresAt: null,
+    maxConcurrentRequests: null,
+    maxCostPerRequest: null,
   };
 
   async function startDirectory(): Promise<AccessDirectory> {

@@ -65,6 +65,8 @@ describe('key decider', () => {
     rpm: 120,
     tpm: 200_000,
     expiresAt: null,
+    maxConcurrentRequests: null,
+    maxCostPerRequest: null,
   };
   const issued = () => evolveKey(initialKeyState, eventsOf(decideKey(initialKeyState, issue, org))[0]!);
 

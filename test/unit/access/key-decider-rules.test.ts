@@ -21,6 +21,8 @@ const settings: KeySettings = {
   rpm: 60,
   tpm: 10_000,
   expiresAt: '2030-01-01T00:00:00.000Z',
+  maxConcurrentRequests: 4,
+  maxCostPerRequest: '50000000',
 };
 const issue = (employeeId: string | null = null): KeyCommand => ({
   type: 'IssueKey',

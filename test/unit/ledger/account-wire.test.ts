@@ -21,6 +21,7 @@ describe('account commands and outcomes on the account link', () => {
       amount: 9_007_199_254_740_993n,
       price: { version: 1, serviceTier: null }, deadline: new Date('2026-11-25T12:00:00.123Z'),
       limits: { key: { daily: 5_000_000_000n }, keyByModel: { monthly: 1n }, organization: { daily: 0n, monthly: 18_000_000_000_000_000_001n } },
+      concurrency: { key: 5, organization: 40 },
       accessRevisions: { 'key-key_1': 7n, 'org-org_1': 0n },
     },
     { type: 'SettleReservation', reservationId: 'gen-abc', cost: 123_456_789n, usage: createUsage({ inputTokens: 10, outputTokens: 3 }) },

@@ -53,4 +53,15 @@ describe('pipeline step: reserve (real accounts on Postgres)', function () {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await admitted(secret, 'gen-reserveNext')).admittedTokens).to.equal(111);
   });
+
+  it("refuses a request over the key's concurrency cap with 429, reserving nothing and giving the admission back", async () => {
+    // two requests of 111 tokens fit the minute's 222; the second is refused by the cap, not the minute
+    const { orgId, secret } = await pipeline.customer(1_000_000n, { maxConcurrentRequests: 1, tpm: 222 });
+    await reserveStep(pipeline.deps, await admitted(secret, 'gen-capFirst'));
+    const refusal = await reserveStep(pipeline.deps, await admitted(secret, 'gen-capSecond')).catch((error: unknown) => error);
+    expect(refusal).to.include({ code: 'rate_limit_exceeded', status: 429, limit: 'concurrency', retryAfterSeconds: 1 });
+    expect(await pipeline.core.accounts.balance(orgId)).to.deep.equal({ balance: 1_000_000n, reserved: 61_650n, available: 938_350n });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await admitted(secret, 'gen-capThird')).admittedTokens, 'the refused admission was given back').to.equal(111);
+  });
 });
