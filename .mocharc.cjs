@@ -6,7 +6,7 @@ module.exports = {
   require: ['test/support/global-setup.ts'],
   spec: process.env.MOCHA_SPEC
     ? process.env.MOCHA_SPEC.split(',')
-    : ['test/unit/**/*.test.ts', 'test/int/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+    : ['test/unit/**/*.test.ts', 'test/int/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts'],
   timeout: 30000,
   exit: true,
 };

@@ -22,7 +22,9 @@ import {
  * (the same rule as the limits), and its count in requests_per_minute to the minute it was reserved, also
  * its error when it ends in one. The PII masking fee of a masked request is spend of its own type, `pii` (on
  * the request's key, space and model, counting no request of its own: the request is counted once, under
- * its model's type); the request's row keeps the fee in `pii_fee`, a part of its `cost`.
+ * its model's type); the request's row keeps the fee in `pii_fee`, a part of its `cost`. A request's row
+ * names the instance holding it (`held_by`): the open ones past their deadline are what the reservation
+ * sweeper expires, and those held by a dead instance what its survivors close (overdue-reservations.ts).
  *
  * Every request writes two events, so a busy gateway writes thousands a second: the batch is folded in
  * memory (sums per organization, per minute and per spend row, one row per request) and written with six
@@ -30,7 +32,8 @@ import {
  *
  * Version 2 added the request log's endpoint, release reason and event revisions, requests_per_minute and
  * the indexes the console's request log pages by; version 3 the `pii` spend rows and `requests.pii_fee`;
- * version 4 the price version (and tier) of each request and spend row, and the cost split by kind. A
+ * version 4 the price version (and tier) of each request and spend row, the cost split by kind and the
+ * instance holding each request (`held_by`). A
  * generation of an older version is rebuilt from the log.
  */
 const CLOSED_STATUS = { ReservationSettled: 'settled', ReservationCutOff: 'cut_off', ReservationReleased: 'released', ReservationExpired: 'expired' } as const;
@@ -96,6 +99,7 @@ export const ledgerProjection = defineProjection({
             closed_at: null,
             reserved_revision: String(event.revision),
             closed_revision: null,
+            held_by: data.heldBy,
             day: new Date(at).toISOString().slice(0, 10),
             minute: minuteOf(at),
           });

@@ -39,6 +39,8 @@ export interface RequestRow {
   closed_at: string | null;
   reserved_revision: string;
   closed_revision: string | null;
+  /** The instance whose request holds it (FundsReserved's `heldBy`): what its survivors close if it dies. */
+  held_by: string | null;
   /** The UTC day of reserved_at: the day the request's spend counts for. */
   day: string;
   /** The UTC minute of reserved_at (ISO): where requests_per_minute counts the request. */
@@ -77,7 +79,7 @@ export async function openRequestsClosedBy(trx: Transaction<object>, events: rea
     select request_id, org_id, key_id, employee_id, team_id, space_id, endpoint, model, category, price_version, service_tier, reserved::text as reserved,
            deadline::text as deadline, status, release_reason, cost::text as cost, overrun::text as overrun, pii_fee::text as pii_fee,
            cost_by_kind::text as cost_by_kind, usage::text as usage, reserved_at::text as reserved_at, closed_at::text as closed_at,
-           reserved_revision::text as reserved_revision, closed_revision::text as closed_revision,
+           reserved_revision::text as reserved_revision, closed_revision::text as closed_revision, held_by,
            to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD') as day,
            to_char(reserved_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:00.000"Z"') as minute
       from requests where request_id = any(${wanted}::text[]) and closed_at is null`.execute(trx);
@@ -87,13 +89,13 @@ export async function openRequestsClosedBy(trx: Transaction<object>, events: rea
 export async function insertRequests(trx: Transaction<object>, rows: readonly RequestRow[]): Promise<void> {
   if (rows.length === 0) return;
   await sql`insert into requests (request_id, org_id, key_id, employee_id, team_id, space_id, endpoint, model, category, price_version, service_tier,
-      reserved, deadline, status, release_reason, cost, overrun, pii_fee, cost_by_kind, usage, reserved_at, closed_at, reserved_revision, closed_revision)
+      reserved, deadline, status, release_reason, cost, overrun, pii_fee, cost_by_kind, usage, reserved_at, closed_at, reserved_revision, closed_revision, held_by)
     select request_id, org_id, key_id, employee_id, team_id, space_id, endpoint, model, category, price_version, service_tier,
-      reserved, deadline, status, release_reason, cost, overrun, pii_fee, cost_by_kind::jsonb, usage::jsonb, reserved_at, closed_at, reserved_revision, closed_revision
+      reserved, deadline, status, release_reason, cost, overrun, pii_fee, cost_by_kind::jsonb, usage::jsonb, reserved_at, closed_at, reserved_revision, closed_revision, held_by
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(request_id text, org_id text, key_id text, employee_id text, team_id text, space_id text,
         endpoint text, model text, category text, price_version integer, service_tier text, reserved numeric, deadline timestamptz, status text,
         release_reason text, cost numeric, overrun numeric, pii_fee numeric, cost_by_kind text, usage text, reserved_at timestamptz, closed_at timestamptz,
-        reserved_revision bigint, closed_revision bigint)`.execute(trx);
+        reserved_revision bigint, closed_revision bigint, held_by text)`.execute(trx);
 }
 
 export async function closeRequests(trx: Transaction<object>, rows: readonly RequestRow[]): Promise<void> {

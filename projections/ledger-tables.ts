@@ -6,7 +6,8 @@ import { sql, type Transaction } from 'kysely';
  * - `requests`: the request log, one row per reservation: who, which endpoint and model, reserved, cost,
  *   usage, status (and why a released one was released), times, and the stream revisions of the events
  *   that reserved and closed it, so that one request's audit trail is two reads of its account stream at
- *   known revisions, never a scan of a busy stream or of the whole log;
+ *   known revisions, never a scan of a busy stream or of the whole log, and the instance holding it
+ *   (`held_by`), whose survivors close its open requests if it dies;
  * - `requests_per_minute`: requests by the UTC minute they were reserved, with how many of them ended in an
  *   error, for the overview's last hour (read from here, every instance's traffic counts);
  * - `spend_daily`: settled cost and request counts per organization, UTC day, key, employee, team, space,
@@ -64,7 +65,8 @@ export async function createLedgerTables(trx: Transaction<object>): Promise<void
     reserved_at timestamptz not null,
     closed_at timestamptz,
     reserved_revision bigint not null,
-    closed_revision bigint
+    closed_revision bigint,
+    held_by text
   )`.execute(trx);
   await sql`create index requests_open_by_deadline on requests (deadline) where status = 'open'`.execute(trx);
   await sql`create index requests_by_time on requests (reserved_at, request_id)`.execute(trx);

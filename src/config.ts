@@ -28,6 +28,12 @@ const configSchema = z.object({
   DATA_DIR: z.string().trim().min(1).default('./.data'),
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   EVENTSTORE_URL: optionalUrl(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:', 'kurrent:']),
+  /**
+   * How long one Postgres statement, or getting a connection for it, may take (src/db/database.ts): a
+   * database that stalls answers a request 503 within about this (plus half a second when the server
+   * cannot even cancel the statement), never a hung request.
+   */
+  DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   REDIS_URL: optionalUrl(['redis:', 'rediss:']),
   REDIS_PREFIX: z.string().trim().min(1).default('gw:'),
   /** What a model request gets while Redis cannot be reached (src/ratelimit/outage-aware-rate-limiter.ts). */
@@ -38,6 +44,14 @@ const configSchema = z.object({
   CATALOG_FILE: z.string().trim().min(1).default('ops/catalog.example.yaml'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * How long a client may take to send a request's headers, and the whole request with its body, before the
+   * connection is closed (Node's headersTimeout and requestTimeout, checked every second): a client that
+   * trickles its request, or opens a connection and sends nothing, holds a socket for that long at most.
+   * The answer is not bound by them (a stream may run as long as the provider does).
+   */
+  CLIENT_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  CLIENT_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
   /**
    * `in-process`: the gateway keeps the read models up to date itself. `off`: a separate worker does
    * (`npm run projections -- run`), so that their work does not share the gateway's event loop.
@@ -60,6 +74,12 @@ const configSchema = z.object({
   ACCOUNT_LINK_HOST: z.string().trim().min(1).optional(),
   /** Shared by every instance: a link connection that does not present it is dropped. */
   ACCOUNT_LINK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * How long an instance that stops renewing its heartbeat (every third of it) still counts as alive
+   * (src/ledger/instances): past it, the others close the reservations it held and take over the accounts
+   * it owned over the account link. A pause shorter than this loses nothing.
+   */
+  INSTANCE_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -82,6 +102,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0] ?? 'environment');
     throw new ConfigError(`invalid configuration: ${variable}=${JSON.stringify(env[variable] ?? '')}: ${issue.message}`);
+  }
+  if (parsed.data.CLIENT_HEADERS_TIMEOUT_MS > parsed.data.CLIENT_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`invalid configuration: CLIENT_HEADERS_TIMEOUT_MS="${parsed.data.CLIENT_HEADERS_TIMEOUT_MS}": must not exceed CLIENT_REQUEST_TIMEOUT_MS (the headers are part of the request)`);
   }
   if (parsed.data.PROJECTIONS === 'off' && !parsed.data.DATABASE_URL) {
     // PGlite in DATA_DIR opens in one process only: no worker could follow the log beside the gateway.

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AccessCommands } from './access/access-commands.js';
 import { AccessDirectory } from './access/access-directory.js';
 import type { Clock } from './clock.js';
@@ -9,6 +10,7 @@ import type { ReadinessCheck } from './http/health-routes.js';
 import { AccountService } from './ledger/account-service.js';
 import { AccountSnapshotStore } from './ledger/account-snapshot.js';
 import type { Accounts } from './ledger/accounts.js';
+import { GatewayInstances } from './ledger/instances/gateway-instances.js';
 import type { AccountCommandRoute } from './ledger/owners/owned-accounts.js';
 import type { Logger } from './logger.js';
 import { InProcessRateLimiter } from './ratelimit/in-process-rate-limiter.js';
@@ -28,6 +30,8 @@ export interface Core {
   readonly commands: AccessCommands;
   readonly readiness: ReadinessCheck[];
   readonly rateLimiter: RateLimiter;
+  /** This process as a gateway instance (with `instance: true`): its id and heartbeat. */
+  readonly instances: GatewayInstances | undefined;
   /** Adds something to close (before the stores) when the core closes. */
   track(release: () => Promise<unknown>): void;
   close(): Promise<void>;
@@ -43,6 +47,11 @@ export interface CoreOptions {
   readonly accountLink?: boolean;
   /** Told what became of each account command the link could forward (the gateway's metrics). */
   readonly observeAccountCommand?: (route: AccountCommandRoute) => void;
+  /**
+   * Registers this process as a gateway instance (the server): an id that its requests' reservations
+   * carry, and a heartbeat by which the others know it is alive. A CLI holds no reservation and registers none.
+   */
+  readonly instance?: boolean;
 }
 
 const RELEASE_TIMEOUT_MS = 5_000;
@@ -52,15 +61,27 @@ const RELEASE_TIMEOUT_MS = 5_000;
  * the latest schema. The projections CLI opens it alone, with a smaller pool under its own name.
  */
 export async function openDatabase(config: Config, postgres: Omit<PostgresOptions, 'url'> = {}): Promise<Database> {
-  const database = config.DATABASE_URL ? await openPostgres({ ...postgres, url: config.DATABASE_URL }) : await openPglite({ dataDir: config.DATA_DIR });
-  try {
-    await migrateToLatest(database);
-    return database;
-  } catch (error) {
-    await database.close();
-    throw error;
+  if (!config.DATABASE_URL) {
+    const database = await openPglite({ dataDir: config.DATA_DIR });
+    try {
+      await migrateToLatest(database);
+      return database;
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
   }
+  // Migrations run on a connection of their own without the statement bound: one may wait for another
+  // instance's migration lock, or build an index, for longer than a request's query may take.
+  const migrating = await openPostgres({ url: config.DATABASE_URL, poolSize: 1, applicationName: `${postgres.applicationName ?? 'model-gateway'}-migrate` });
+  try {
+    await migrateToLatest(migrating);
+  } finally {
+    await migrating.close();
+  }
+  return openPostgres({ timeoutMs: config.DATABASE_TIMEOUT_MS, ...postgres, url: config.DATABASE_URL });
 }
+
 
 export async function openCore(config: Config, logger: Logger, clock: Clock, options: CoreOptions = {}): Promise<Core> {
   const database = await openDatabase(config);
@@ -99,6 +120,16 @@ export async function openCore(config: Config, logger: Logger, clock: Clock, opt
     resources.push(() => store.close());
     if (config.EVENTSTORE_URL) readiness.push({ name: 'eventstore', check: () => store.ping() });
     const local = new AccountService({ store, snapshots: new AccountSnapshotStore(database.kysely), clock, logger });
+    let instances: GatewayInstances | undefined;
+    if (options.instance) {
+      const registered = await GatewayInstances.start(database.kysely, randomUUID(), config.INSTANCE_LEASE_MS, logger);
+      // Stopped last but for the stores: by then every request of this instance has closed what it could,
+      // and marking it gone lets the others close the rest at once.
+      resources.push(() => registered.stop());
+      // The embedded mode's data directory is locked by this process, so an earlier one is surely dead.
+      if (!config.DATABASE_URL) await registered.othersAreGone();
+      instances = registered;
+    }
     let accounts: Accounts = local;
     if (options.accountLink && config.ACCOUNT_LINK_PORT !== undefined) {
       const { OwnedAccounts } = await import('./ledger/owners/owned-accounts.js');
@@ -110,6 +141,8 @@ export async function openCore(config: Config, logger: Logger, clock: Clock, opt
         port: config.ACCOUNT_LINK_PORT,
         advertisedHost: config.ACCOUNT_LINK_HOST ?? hostname(),
         secret: config.ACCOUNT_LINK_SECRET!,
+        leaseMs: config.INSTANCE_LEASE_MS,
+        ...(instances ? { instanceId: instances.instanceId } : {}),
         logger,
         ...(options.observeAccountCommand ? { observe: options.observeAccountCommand } : {}),
       });
@@ -121,7 +154,7 @@ export async function openCore(config: Config, logger: Logger, clock: Clock, opt
     resources.push(() => directory.stop());
     await directory.start();
     const commands = new AccessCommands(store, accounts, directory, clock);
-    return { database, store, accounts, directory, commands, readiness, rateLimiter, close, track: (release) => void resources.push(release) };
+    return { database, store, accounts, directory, commands, readiness, rateLimiter, instances, close, track: (release) => void resources.push(release) };
   } catch (error) {
     await close();
     throw error;

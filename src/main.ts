@@ -21,11 +21,15 @@ import { loadTokenCounter } from './billing/o200k-token-counter.js';
 import { InProcessScheduler } from './jobs/in-process-scheduler.js';
 import type { JobScheduler } from './jobs/job-scheduler.js';
 import { sweepExpiredReservations, SWEEP_INTERVAL_MS } from './ledger/reservation-sweeper.js';
-import { overdueReservationsFrom } from '../projections/overdue-reservations.js';
+import { heldReservationsFrom, overdueReservationsFrom } from '../projections/overdue-reservations.js';
+import { closeOrphanedReservations, ORPHAN_SWEEP_INTERVAL_MS } from './ledger/instances/orphaned-reservations.js';
 import { ensureActiveGeneration } from '../projections/projection-generations.js';
 import { ProjectionRunner } from '../projections/projection-runner.js';
 import { eventCatalogue, projections } from '../projections/registry.js';
 import { createLogger, type Logger } from './logger.js';
+import type { Accounts } from './ledger/accounts.js';
+import type { GatewayInstances } from './ledger/instances/gateway-instances.js';
+import type { ListHeldReservations } from './ledger/instances/orphaned-reservations.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { MeasuredEventStore } from './metrics/measured-event-store.js';
 import { metricsRoutes, requestMetrics } from './metrics/metrics-routes.js';
@@ -34,6 +38,9 @@ import { endpointHandlers } from './pipeline/endpoint-handlers.js';
 import { endpointRoutes } from './http/endpoint-routes.js';
 import type { RequestObserver } from './http/request-context.js';
 import { modelsRoute } from './http/models-route.js';
+import { SignInThrottle } from './http/sign-in-throttle.js';
+import { answerMalformedRequest } from './http/malformed-request.js';
+import { closeSilentConnections } from './http/silent-connections.js';
 import { videoRoutes } from './http/video-routes.js';
 import { UndiciProviderClient } from './providers/undici-provider-client.js';
 import { VideoJobs } from './videos/video-jobs.js';
@@ -71,6 +78,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const core = await openCore(config, logger, clock, {
     decorateStore: (store) => new MeasuredEventStore(store, metrics),
     accountLink: true,
+    instance: true,
     observeAccountCommand: (route) => metrics.observeAccountCommand(route),
   });
   const { database, store, accounts, directory, commands, readiness } = core;
@@ -119,6 +127,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     // budget alerts decided by their projection go out from the deliveries table, whichever instance ticks
     const webhooks = new WebhookDispatcher({ db: database.kysely, webhookOf: (orgId) => directory.organization(orgId)?.webhook ?? null, clock, logger });
     await scheduler.every('deliver-webhooks', WEBHOOK_TICK_MS, async () => void (await webhooks.deliverDue()));
+    if (core.instances) core.track(closeOrphansEvery(core.instances, heldReservationsFrom(database.kysely), accounts, logger));
 
     const admin = resolveAdminToken(config.ADMIN_TOKEN, mode === 'embedded' ? config.DATA_DIR : undefined);
     if (admin.generated) {
@@ -130,24 +139,39 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     }
 
     const counters = { rateLimitSettleFailures: 0 };
-    const pipeline = { catalog, prices, directory, accounts, rateLimiter: core.rateLimiter, providers, inFlight: new InFlightRequests(directory), clock, logger, counters };
+    const pipeline = {
+      catalog, prices, directory, accounts, rateLimiter: core.rateLimiter, providers, inFlight: new InFlightRequests(directory), clock, logger, counters,
+      ...(core.instances ? { instanceId: core.instances.instanceId } : {}),
+    };
     const endpoints = endpointHandlers(pipeline, videoJobs);
+    // one count of wrong admin tokens per client address for the admin API, the console's sign-in and /metrics
+    const signIns = new SignInThrottle(logger);
     const observers = [requestMetrics(metrics), requestLog(logger)].filter((observer): observer is RequestObserver => observer !== undefined);
     const app = createApp({
       logger,
       readiness,
       observers,
       routers: [
-        metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger }),
+        metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger, signIns }),
         endpointRoutes(endpoints, logger),
         modelsRoute(pipeline),
         videoRoutes({ videoJobs, directory, clock }),
-        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, prices, clock, readModels: database.kysely, store }),
+        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, prices, clock, readModels: database.kysely, store, signIns }),
         auditRoutes({ adminToken: admin.token, commands, clock, store, readModels: database.kysely }),
         projectionRoutes({ adminToken: admin.token, database, store }),
-        consoleRoutes({ adminToken: admin.token, clock })],
+        consoleRoutes({ adminToken: admin.token, clock, signIns })],
     });
-    const server = createServer(frontDoor({ endpoints, app, observers, logger }));
+    const server = createServer(
+      {
+        headersTimeout: config.CLIENT_HEADERS_TIMEOUT_MS,
+        requestTimeout: config.CLIENT_REQUEST_TIMEOUT_MS,
+        // how often Node looks for requests past those timeouts (its default, 30 s, would make them that late)
+        connectionsCheckingInterval: 1_000,
+      },
+      frontDoor({ endpoints, app, observers, logger }),
+    );
+    server.on('clientError', answerMalformedRequest);
+    closeSilentConnections(server, config.CLIENT_HEADERS_TIMEOUT_MS);
     // Longer than the usual load-balancer idle timeout, so the balancer closes idle connections first.
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
@@ -181,6 +205,27 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     await closeResources();
     throw error;
   }
+}
+
+/**
+ * Every instance looks for dead instances' reservations on a timer of its own, not on the job scheduler:
+ * with Redis the scheduler's ticks stop while Redis is away, and a crash during a Redis outage must still
+ * give the organization its money back within the bound. Returns what stops it.
+ */
+function closeOrphansEvery(instances: GatewayInstances, listHeld: ListHeldReservations, accounts: Accounts, logger: Logger): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    if (running) return; // a slow run (a store stalled) is not stacked on
+    running = closeOrphanedReservations(instances, listHeld, accounts).then(
+      (closed) => void (closed > 0 && logger.info({ closed }, 'closed the reservations of instances that died (charged nothing)')),
+      (error) => logger.warn({ err: error }, 'could not close the reservations of dead instances; retrying at the next tick'),
+    ).finally(() => (running = undefined));
+  }, ORPHAN_SWEEP_INTERVAL_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }
 
 /** BullMQ (and the Redis client under it) is imported only in production mode, where jobs run on Redis. */

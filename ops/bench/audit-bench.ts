@@ -43,7 +43,7 @@ await withBenchDatabase('audit', async (url) => {
         const reservationId = `gen-b${org}x${pair}`;
         const reserved: AccountEvent = {
           type: 'FundsReserved',
-          data: { reservationId, endpoint: 'chat', keyId: 'key_bench', employeeId: null, teamId: null, spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: String(RESERVE), priceVersion: null, serviceTier: null, deadline: occurredAt },
+          data: { reservationId, endpoint: 'chat', keyId: 'key_bench', employeeId: null, teamId: null, spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: String(RESERVE), priceVersion: null, serviceTier: null, deadline: occurredAt, heldBy: null },
         };
         const settled: AccountEvent = { type: 'ReservationSettled', data: { reservationId, cost: String(COST), usage: createUsage({ inputTokens: 30, outputTokens: 13 }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} };
         events.push(accountEventToAppend(reserved, envelope(reservationId)), accountEventToAppend(settled, envelope(reservationId)));

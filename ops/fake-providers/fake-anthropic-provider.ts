@@ -1,6 +1,7 @@
 import { formatSseEvent } from '../../src/formats/sse-event.js';
 import { messagesAnswer, messagesErrorBody, messagesEvents, messagesStreamErrorEvent } from './anthropic-messages-answer.js';
 import { FakeProviderServer, type FakeExchange, type FakeProviderOptions } from './fake-provider-server.js';
+import { faultNamedIn, playTransportFault } from './provider-faults.js';
 import { booleanField, stringField } from './request-fields.js';
 import { fakeId } from './scripted-answer.js';
 
@@ -41,7 +42,7 @@ export class FakeAnthropic extends FakeProviderServer {
     }
     const body = request.body;
     const stream = booleanField(body, 'stream');
-    if (this.fastPath) {
+    if (this.fastPath && !faultNamedIn(request.rawBody)) {
       const key = `${stringField(body, 'model') ?? ''}|${stream}`;
       let bytes = this.cache.get(key);
       if (!bytes) {
@@ -50,10 +51,11 @@ export class FakeAnthropic extends FakeProviderServer {
       }
       return this.writeBytes(response, 200, stream ? 'text/event-stream; charset=utf-8' : 'application/json', bytes);
     }
-    const answer = this.takeAnswer(request.path) ?? {};
+    const answer = this.answerFor(exchange);
     if (!(await this.delay(answer.firstByteDelayMs, closed))) return;
     if (!(await this.hold(answer.holdUntil, closed))) return;
     if (answer.error) return this.writeError(response, answer.error, requestId);
+    if (await playTransportFault(response, answer, stream, closed)) return;
     if (stream) return this.writeSse(exchange, messagesEvents(answer, body), answer, messagesStreamErrorEvent(), requestId);
     return this.writeJson(response, 200, messagesAnswer(answer, body), requestId);
   }

@@ -17,6 +17,8 @@
  *   openai.enqueue({ usage: null, finish: 'max_tokens' });              // no usage anywhere; finish_reason "length"
  *   openai.enqueue({ path: '/v1/embeddings', usage: { inputTokens: 3, outputTokens: 0 } });  // only for that path
  *   openai.enqueue({ video: { manual: true } });  … openai.videos.complete(id) / .fail(id)
+ *   openai.enqueue(PROVIDER_FAULTS.trickle);      // a provider failing as real ones do (provider-faults.ts);
+ *   // or, for requests running at once, the request names its own: a prompt containing `fake-fault:endless`
  *   openai.requests / openai.lastRequest        // method, path, headers, parsed body (JSON or multipart fields), connection, outcome
  *   openai.connectionsOpened                    // sockets accepted: keep-alive reuse keeps it low
  *   await openai.lastRequest!.outcome           // 'closed' when the client hung up before the answer ended
@@ -39,6 +41,7 @@ import { responsesAnswer, responsesEvents, responsesStreamErrorEvent } from './o
 import { embeddingsAnswer, imagesAnswer, transcriptionAnswer } from './openai-side-answers.js';
 import { FAKE_MP4, FakeVideoJobs } from './fake-video-jobs.js';
 import { FakeProviderServer, type FakeExchange, type FakeProviderOptions } from './fake-provider-server.js';
+import { faultNamedIn, playTransportFault } from './provider-faults.js';
 import { booleanField, recordOf, stringField } from './request-fields.js';
 import { fakeId, type ScriptedAnswer } from './scripted-answer.js';
 
@@ -106,8 +109,8 @@ export class FakeOpenAi extends FakeProviderServer {
 
   private async answerModelRequest(exchange: FakeExchange): Promise<void> {
     const { request, response, closed } = exchange;
-    if (this.fastPath && this.answerFromCache(exchange)) return;
-    const answer = this.takeAnswer(request.path) ?? {};
+    if (this.fastPath && !faultNamedIn(request.rawBody) && this.answerFromCache(exchange)) return;
+    const answer = this.answerFor(exchange);
     const body = request.body;
     // a video job exists once its request has arrived, also when the answer is held and its client leaves
     const video = request.path === VIDEOS && !answer.error ? this.createVideo(answer, body, firstHeader(request.headers['idempotency-key'])) : undefined;
@@ -116,6 +119,7 @@ export class FakeOpenAi extends FakeProviderServer {
     const requestId = { 'x-request-id': fakeId('req_fake') };
     if (answer.error) return this.writeError(response, answer.error, requestId);
     const stream = booleanField(body, 'stream');
+    if (await playTransportFault(response, answer, stream, closed)) return;
     switch (request.path) {
       case CHAT:
         if (stream) return this.writeSse(exchange, chatCompletionChunks(answer, body), answer, chatStreamErrorEvent(), requestId);

@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatSseEvent, type SseEvent } from '../../src/formats/sse-event.js';
+import { applyTransportFault, faultNamedIn } from './provider-faults.js';
 import type { ScriptedAnswer, ScriptedError } from './scripted-answer.js';
 
 /** One request as the fake received it, for assertions on what the gateway sent. */
@@ -48,7 +49,7 @@ export interface FakeExchange {
 }
 
 /** Stream controls of a scripted answer, shared by every format's stream writer. */
-export type StreamControls = Pick<ScriptedAnswer, 'eventDelayMs' | 'failAfterEvents' | 'errorEventAfter' | 'holdLastEventUntil' | 'pauseAfterEvents'>;
+export type StreamControls = Pick<ScriptedAnswer, 'eventDelayMs' | 'failAfterEvents' | 'errorEventAfter' | 'holdLastEventUntil' | 'pauseAfterEvents' | 'truncateAfterEvents'>;
 
 /**
  * The HTTP side every fake shares: a real node:http server on 127.0.0.1, connection counting, request
@@ -143,6 +144,17 @@ export abstract class FakeProviderServer {
   /** The error body this provider sends for a status when a script gives none. */
   protected abstract errorBody(status: number, message: string): unknown;
 
+  /**
+   * The answer for a model request: the fault its body names (`fake-fault:<name>`, provider-faults.ts),
+   * else the first queued answer meant for its path, else the default. A transport fault that bends the
+   * writes (trickle, a body cut halfway) is set on the response here.
+   */
+  protected answerFor(exchange: FakeExchange): ScriptedAnswer {
+    const answer = faultNamedIn(exchange.request.rawBody) ?? this.takeAnswer(exchange.request.path) ?? {};
+    applyTransportFault(exchange.response, answer, exchange.closed);
+    return answer;
+  }
+
   /** Takes the first queued answer meant for this path (or for any path). */
   protected takeAnswer(path: string): ScriptedAnswer | undefined {
     const index = this.queue.findIndex((answer) => answer.path === undefined || answer.path === path);
@@ -187,6 +199,10 @@ export abstract class FakeProviderServer {
       }
       if (controls.errorEventAfter === index) {
         response.end(formatSseEvent(errorEvent));
+        return;
+      }
+      if (controls.truncateAfterEvents === index) {
+        response.end();
         return;
       }
       if (index === events.length - 1 && controls.holdLastEventUntil) await controls.holdLastEventUntil;

@@ -52,6 +52,10 @@ export interface ScriptedAnswer {
   readonly model?: string;
   /** POST /v1/videos: how the job progresses. */
   readonly video?: VideoScript;
+  /** Streams: end the stream cleanly after this many events (no finish, no usage, no terminator). */
+  readonly truncateAfterEvents?: number;
+  /** A fault of the connection or the body rather than of the answer (provider-faults.ts). */
+  readonly transport?: 'reset_before_headers' | 'reset_mid_body' | 'trickle' | 'malformed' | 'endless';
 }
 
 /** Neutral finish reasons, written as each format's own (`length` / `max_tokens` / `incomplete` …). */

@@ -8,6 +8,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { DEFAULT_BODY_LIMIT } from '../endpoints/body-limits.js';
 import { parseJsonObject, readBody } from '../http/request-body.js';
 import type { RequestContext } from '../http/request-context.js';
+import type { SignInThrottle } from '../http/sign-in-throttle.js';
 import type { Accounts } from '../ledger/accounts.js';
 import type { Kysely } from 'kysely';
 import { spendReport } from './spend-report.js';
@@ -21,6 +22,7 @@ import { overviewRoute } from './overview-route.js';
 import { spendControlRoutes } from './spend-control-routes.js';
 import type { EventStore } from '../eventstore/event-store.js';
 import { parseUsd } from '../billing/money.js';
+import { isId } from '../ids/random-id.js';
 import { renderEmployee, renderIssuedKey, renderKey, renderList, renderOrganization, renderSpace, renderTeam } from './record-renderers.js';
 import {
   changeKeyBody,
@@ -49,6 +51,8 @@ export interface AdminDependencies {
   readonly readModels: Kysely<object>;
   /** The event log: a request's events for the request log. */
   readonly store: EventStore;
+  /** Counts and throttles wrong admin tokens per client address. */
+  readonly signIns?: SignInThrottle;
 }
 
 /**
@@ -59,7 +63,13 @@ export function adminRoutes(deps: AdminDependencies): Router {
   const router = Router();
   const { commands, accounts, catalog, clock } = deps;
   const actor = 'api';
-  router.use('/admin/v1', adminAccess(deps.adminToken, clock));
+  router.use('/admin/v1', adminAccess(deps.adminToken, clock, deps.signIns));
+  // An organization or key id of another shape names nothing (and some of its bytes the stores refuse).
+  router.use('/admin/v1', (req, _res, next) => {
+    const named = /^\/(organizations|keys)\/([^/]+)/.exec(req.path);
+    const prefix = named?.[1] === 'keys' ? 'key' : 'org';
+    next(named && !isId(prefix, named[2]) ? new GatewayError('resource_not_found', `no ${prefix === 'key' ? 'key' : 'organization'} ${named[2]!.slice(0, 80)}`) : undefined);
+  });
   // Bodies are read once the token is checked, within the usual limit.
   router.use('/admin/v1', async (req, res, next) => {
     if (req.method === 'POST' || req.method === 'PATCH' || req.method === 'PUT') (res.locals as RequestContext).body = await readBody(req, DEFAULT_BODY_LIMIT);
@@ -205,6 +215,6 @@ export function adminRoutes(deps: AdminDependencies): Router {
  * The admin API's access check for routers kept in other files: the admin token as a bearer, or the
  * console's session cookie with its CSRF rules (src/admin/admin-access.ts).
  */
-export function requireAdminToken(token: string | undefined): RequestHandler {
-  return adminAccess(token, systemClock);
+export function requireAdminToken(token: string | undefined, throttle?: SignInThrottle): RequestHandler {
+  return adminAccess(token, systemClock, throttle);
 }

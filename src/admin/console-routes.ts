@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { clientAddress, type SignInThrottle } from '../http/sign-in-throttle.js';
 import { z } from 'zod';
 import type { ConsoleSessionRecord } from '../admin-records.js';
 import type { Clock } from '../clock.js';
@@ -21,6 +22,8 @@ import {
 export interface ConsoleDependencies {
   readonly adminToken: string | undefined;
   readonly clock: Clock;
+  /** Counts and throttles wrong tokens at the sign-in per client address. */
+  readonly signIns?: SignInThrottle;
   /** Where the built console is (default dist/console). */
   readonly directory?: string;
 }
@@ -46,8 +49,19 @@ export function consoleRoutes(deps: ConsoleDependencies): Router {
       req.resume();
       throw new GatewayError('csrf_check_failed');
     }
+    const address = clientAddress(req);
+    try {
+      deps.signIns?.check(address);
+    } catch (error) {
+      req.resume();
+      throw error;
+    }
     const input = parseBody(signInBody, parseJsonObject(await readBody(req, SIGN_IN_BODY_LIMIT)));
-    if (!deps.adminToken || !isAdminToken(input.token, deps.adminToken)) throw new GatewayError('invalid_admin_token');
+    if (!deps.adminToken || !isAdminToken(input.token, deps.adminToken)) {
+      deps.signIns?.failed(address, 'console sign-in');
+      throw new GatewayError('invalid_admin_token');
+    }
+    deps.signIns?.succeeded(address);
     const value = newSessionValue(deps.adminToken, deps.clock.now());
     res.status(204).set(noStore).setHeader('Set-Cookie', sessionCookie(req, value, SESSION_TTL_MS / 1000)).end();
   });

@@ -35,16 +35,28 @@ export interface PostgresOptions {
   poolSize?: number;
   /** Shown in pg_stat_activity; helps an admin tell gateway instances apart. */
   applicationName?: string;
+  /**
+   * How long a statement, or getting a connection for it, may take (DATABASE_TIMEOUT_MS). Unset: no bound
+   * on statements (the migrations, which may wait for another instance's), 5 s to connect.
+   */
+  timeoutMs?: number;
 }
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+/** How long past its statement timeout a query waits for the server's own cancellation before giving up on the connection. */
+const CLIENT_GIVE_UP_MARGIN_MS = 500;
 
 const INT8_OID = 20;
 
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
+  const timeoutMs = options.timeoutMs;
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 20,
     application_name: options.applicationName ?? 'model-gateway',
-    connectionTimeoutMillis: 5_000,
+    // Both waits: a new connection's handshake, and a free connection while all are busy.
+    connectionTimeoutMillis: timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    ...(timeoutMs !== undefined ? { statement_timeout: timeoutMs, Client: boundedClient(timeoutMs + CLIENT_GIVE_UP_MARGIN_MS) } : {}),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -71,6 +83,36 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       await kysely.destroy();
     },
   };
+}
+
+/**
+ * A pg client whose queries end within `giveUpMs` even when the server never answers. `statement_timeout`
+ * bounds a slow statement on a server that answers (it cancels it and the connection stays usable); a
+ * server that stopped answering altogether (a stalled network, a hung host) never sends that cancellation,
+ * and pg would wait on the socket for good, holding the request and its pooled connection. So past the
+ * bound the connection is destroyed: the query fails as a dropped connection (503 to the client), and the
+ * pool, which never reuses a client that lost its connection, opens a fresh one for the next query.
+ */
+function boundedClient(giveUpMs: number): typeof pg.Client {
+  class BoundedClient extends pg.Client {}
+  const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
+  (BoundedClient.prototype as unknown as { query: typeof query }).query = function (this: pg.Client, ...args: unknown[]) {
+    const result = query.apply(this, args);
+    if (result instanceof Promise) {
+      const timer = setTimeout(giveUp, giveUpMs, this);
+      result.then(
+        () => clearTimeout(timer),
+        () => clearTimeout(timer),
+      );
+    }
+    return result;
+  };
+  return BoundedClient;
+}
+
+function giveUp(client: pg.Client): void {
+  const { connection } = client as unknown as { connection?: { stream?: { destroy(error?: Error): void } } };
+  connection?.stream?.destroy(new Error('Connection terminated: the database did not answer in time'));
 }
 
 export interface PgliteOptions {

@@ -6,8 +6,9 @@
  * codes, pg's and ioredis' own messages, EventStoreDB's error types), through the `cause` chain.
  */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-// https://www.postgresql.org/docs/current/errcodes-appendix.html: class 08, and 57P01–57P03 (server shutting down or starting)
-const POSTGRES_CODES = /^(08...|57P0[123])$/;
+// https://www.postgresql.org/docs/current/errcodes-appendix.html: class 08, 57P01–57P03 (server shutting down or
+// starting), and 57014 (the statement outlived DATABASE_TIMEOUT_MS: a stalled or overloaded database)
+const POSTGRES_CODES = /^(08...|57P0[123]|57014)$/;
 const MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Connection is closed|Stream isn't writeable|Command timed out/i;
 const ESDB_TYPES = new Set(['unavailable', 'deadline-exceeded']);
 

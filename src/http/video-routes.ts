@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { isId } from '../ids/random-id.js';
 import { pipeline } from 'node:stream/promises';
 import { Router, type Request } from 'express';
 import type { AccessDirectory } from '../access/access-directory.js';
@@ -24,11 +25,17 @@ const MAX_PAGE = 100;
 export function videoRoutes(deps: { readonly videoJobs: VideoJobs; readonly directory: AccessDirectory; readonly clock: Clock }): Router {
   const router = Router();
   const orgOf = (req: Request) => authenticate(req.headers, deps.directory, deps.clock.now()).organization.orgId;
+  // after the key is checked (401 first), an id that cannot be a job's is not found, as another organization's is
+  const jobId = (req: Request) => {
+    if (!isId('video', req.params.id)) throw new GatewayError('video_not_found');
+    return req.params.id;
+  };
 
   router.get('/v1/videos', async (req, res) => {
     const orgId = orgOf(req);
     const limit = pageSize(req.query.limit);
     const after = typeof req.query.after === 'string' && req.query.after !== '' ? req.query.after : undefined;
+    if (after !== undefined && !isId('video', after)) throw new GatewayError('invalid_request', 'after must be the id of a video job (video_…)', { param: 'after' });
     if (req.query.order !== undefined && req.query.order !== 'desc') throw new GatewayError('invalid_request', 'order must be desc: jobs are listed newest first', { param: 'order' });
     // one more than the page, to know whether another page follows
     const views = await deps.videoJobs.list(orgId, limit + 1, after);
@@ -37,11 +44,13 @@ export function videoRoutes(deps: { readonly videoJobs: VideoJobs; readonly dire
   });
 
   router.get('/v1/videos/:id', async (req, res) => {
-    sendJson(res, 200, renderVideoJob(await deps.videoJobs.find(orgOf(req), req.params.id!)));
+    const orgId = orgOf(req);
+    sendJson(res, 200, renderVideoJob(await deps.videoJobs.find(orgId, jobId(req))));
   });
 
   router.delete('/v1/videos/:id', async (req, res) => {
-    const view = await deps.videoJobs.cancel(orgOf(req), req.params.id!, requestContext(res).requestId);
+    const orgId = orgOf(req);
+    const view = await deps.videoJobs.cancel(orgId, jobId(req), requestContext(res).requestId);
     // the `openai` package's `videos.delete` answer; the job stays readable, failed with `cancelled`
     sendJson(res, 200, { id: view.videoId, object: 'video.deleted', deleted: true });
   });
@@ -52,7 +61,8 @@ export function videoRoutes(deps: { readonly videoJobs: VideoJobs; readonly dire
     const abort = new AbortController();
     res.once('close', () => abort.abort());
     const range = typeof req.headers.range === 'string' ? req.headers.range : undefined;
-    const download = await deps.videoJobs.content(orgOf(req), req.params.id!, range, abort.signal);
+    const orgId = orgOf(req);
+    const download = await deps.videoJobs.content(orgId, jobId(req), range, abort.signal);
     await sendVideo(res, download, range);
   });
 

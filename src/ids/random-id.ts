@@ -33,4 +33,15 @@ export function randomBase62(length: number): string {
 
 /** Prefixed random ids (DESIGN.md section 4): `gen-…` for requests, `org_…`, `key_…`, `video_…` for records. */
 export const newRequestId = () => `gen-${randomBase62(24)}`;
-export const newId = (prefix: 'org' | 'team' | 'emp' | 'spc' | 'key' | 'video') => `${prefix}_${randomBase62(22)}`;
+export const newId = (prefix: IdPrefix) => `${prefix}_${randomBase62(22)}`;
+
+export type IdPrefix = 'org' | 'team' | 'emp' | 'spc' | 'key' | 'video';
+
+/**
+ * Whether `value` has the shape of an id of that kind. A request naming an id of another shape (a NUL
+ * byte, a slash, odd Unicode) is answered "not found" at the edge: no such record can exist, and the
+ * stores refuse some of those bytes with an error rather than with nothing found.
+ */
+export function isId(prefix: IdPrefix, value: unknown): value is string {
+  return typeof value === 'string' && value.length <= prefix.length + 65 && value.startsWith(`${prefix}_`) && /^[0-9A-Za-z]+$/.test(value.slice(prefix.length + 1));
+}

@@ -58,6 +58,8 @@ export type AccountCommand =
       readonly concurrency?: ConcurrencyCaps;
       /** The revision of each access stream (`key-…`, `org-…`) the caller's checks and limits came from. */
       readonly accessRevisions: Readonly<Record<string, bigint>>;
+      /** The instance whose request will close it (FundsReserved's `heldBy`); absent or null for a video job's. */
+      readonly heldBy?: string | null;
     }
   /**
    * `cost`: the usage priced at the reservation's price; `piiMaskingFee`: the part of it that is the PII
@@ -66,7 +68,11 @@ export type AccountCommand =
   | ({ readonly type: 'SettleReservation' } & CloseCharge)
   | { readonly type: 'ReleaseReservation'; readonly reservationId: string; readonly reason: ReleaseReason }
   | ({ readonly type: 'CutOffReservation' } & CloseCharge)
-  | { readonly type: 'ExpireReservation'; readonly reservationId: string }
+  /**
+   * Without `holderLost`: expire it once its deadline has passed. With it: the instance of that id died
+   * (its heartbeat lapsed), so a reservation it held is closed now; one held by anyone else is left alone.
+   */
+  | { readonly type: 'ExpireReservation'; readonly reservationId: string; readonly holderLost?: string }
   | { readonly type: 'FenceAccessRules'; readonly stream: string; readonly revision: bigint };
 
 interface CloseCharge {
@@ -106,7 +112,7 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
         events: [
           {
             type: 'FundsReserved',
-            data: { reservationId, endpoint, ...owner, ...priceApplied, model, category, amount: String(amount), deadline: deadline.toISOString() },
+            data: { reservationId, endpoint, ...owner, ...priceApplied, model, category, amount: String(amount), deadline: deadline.toISOString(), heldBy: command.heldBy ?? null },
           },
         ],
       };
@@ -135,8 +141,15 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
     }
     case 'ExpireReservation': {
       const reservation = state.open.get(command.reservationId);
-      if (!reservation || new Date(reservation.deadline) > now) return { events: [] };
-      return { events: [{ type: 'ReservationExpired', data: { reservationId: command.reservationId } }] };
+      if (!reservation) return { events: [] };
+      // Charged nothing either way, as the sweeper always did: the request that could have said what was
+      // used is gone, and the loss of what the provider may have produced is the operator's, never the client's.
+      if (command.holderLost !== undefined) {
+        if (reservation.heldBy !== command.holderLost) return { events: [] };
+        return { events: [{ type: 'ReservationExpired', data: { reservationId: command.reservationId, reason: 'holder_lost' } }] };
+      }
+      if (new Date(reservation.deadline) > now) return { events: [] };
+      return { events: [{ type: 'ReservationExpired', data: { reservationId: command.reservationId, reason: 'deadline' } }] };
     }
     case 'FenceAccessRules':
       if ((state.accessRevisions.get(command.stream) ?? -1n) >= command.revision) return { events: [] };

@@ -11,8 +11,11 @@ import type { AccountEvent } from './account-events.js';
  * The stored shapes of the account events; see account-events.ts for their meaning. The stored usage is
  * the gateway's Usage without its `version` (the event's schema version says what its data means).
  *
- * `FundsReserved` is at version 2: it names the endpoint that reserved (version 1 reads as no endpoint)
- * and the price it was made at (`priceVersion`, `serviceTier`; null before prices were versioned).
+ * `FundsReserved` is at version 2: it names the endpoint that reserved (version 1 reads as no endpoint),
+ * the price it was made at (`priceVersion`, `serviceTier`; null before prices were versioned) and the
+ * instance holding it (`heldBy`; null for a video job's, and before instances were named).
+ * `ReservationExpired` is at version 2: it says why it expired (`reason`: its deadline passed, or its
+ * holder was lost); version 1 reads as expired at its deadline, which is what it was.
  * Version 2 of the two events that carry usage (`ReservationSettled`, `ReservationCutOff`) records PII
  * masking: the usage's `piiMaskedRequests` and the part of the cost that is the masking fee,
  * `piiMaskingFee`, so the spend report and the audit can show the fee as its own type; and every token
@@ -63,9 +66,9 @@ export const accountEventDefinitions = [
   defineEvent({
     type: 'FundsReserved',
     schemaVersion: 2,
-    schema: fundsReservedV1.extend({ endpoint: z.string().min(1).nullable(), ...priceApplied }),
-    // Version 1 did not say which endpoint reserved: its reserves show none in the request log.
-    upcasters: { 1: upcastFrom(fundsReservedV1, (v1) => ({ ...v1, endpoint: null, priceVersion: null, serviceTier: null })) },
+    schema: fundsReservedV1.extend({ endpoint: z.string().min(1).nullable(), ...priceApplied, heldBy: z.string().min(1).nullable().default(null) }),
+    // Version 1 did not say which endpoint reserved (its reserves show none in the request log), nor its price or holder.
+    upcasters: { 1: upcastFrom(fundsReservedV1, (v1) => ({ ...v1, endpoint: null, priceVersion: null, serviceTier: null, heldBy: null })) },
   }),
   defineEvent({
     type: 'ReservationSettled',
@@ -100,7 +103,12 @@ export const accountEventDefinitions = [
       })),
     },
   }),
-  defineEvent({ type: 'ReservationExpired', schemaVersion: 1, schema: z.strictObject({ reservationId }) }),
+  defineEvent({
+    type: 'ReservationExpired',
+    schemaVersion: 2,
+    schema: z.strictObject({ reservationId, reason: z.enum(['deadline', 'holder_lost']) }),
+    upcasters: { 1: upcastFrom(z.strictObject({ reservationId }), (v1) => ({ ...v1, reason: 'deadline' })) },
+  }),
   defineEvent({
     type: 'AccessRulesChanged',
     schemaVersion: 1,

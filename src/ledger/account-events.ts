@@ -50,6 +50,13 @@ export interface FundsReserved {
     amount: NanodollarString;
     /** ISO time after which the sweeper may expire it. */
     deadline: string;
+    /**
+     * The gateway instance whose request holds the reservation and will close it (src/ledger/instances):
+     * if that instance dies, the others expire the reservation within seconds instead of at its deadline.
+     * Null when a video job holds it (its worker closes it, whichever instance runs it), and for
+     * reservations recorded by version 1 of the event, before instances were named.
+     */
+    heldBy: string | null;
   };
 }
 
@@ -74,10 +81,17 @@ export interface ReservationCutOff {
   data: PriceApplied & { reservationId: string; cost: NanodollarString; usage: Usage; piiMaskingFee: NanodollarString; costByKind: CostByKindStrings };
 }
 
+/**
+ * Closed by the gateway itself, charging nothing, because no request will close it any more: its
+ * `deadline` passed (the reservation sweeper), or the instance that held it died (`holder_lost`: its
+ * heartbeat lapsed, and another instance closed what it held). Version 1 of the event knew only deadlines.
+ */
 export interface ReservationExpired {
   type: 'ReservationExpired';
-  data: { reservationId: string };
+  data: { reservationId: string; reason: ExpiryReason };
 }
+
+export type ExpiryReason = 'deadline' | 'holder_lost';
 
 /**
  * A fence: an access stream (`key-…` or `org-…`) changed something that decides spending (revocation,

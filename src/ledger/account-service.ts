@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { isConnectionFailure } from '../errors/connection-failure.js';
 import { AppendCoalescer, appendsToManyStreams } from '../eventstore/append-coalescer.js';
 import { WrongExpectedRevisionError, type AppendResult, type EventStore, type EventToAppend, type ExpectedRevision, type ReadStreamOptions, type RecordedEvent } from '../eventstore/event-store.js';
 import { deterministicUuid } from '../ids/deterministic-uuid.js';
@@ -176,7 +177,12 @@ export class AccountService implements Accounts {
         try {
           await this.runBatch(orgId, account, batch);
         } catch (error) {
-          for (const pending of batch) pending.reject(error);
+          // A store that could not be reached fails the commands queued behind the batch with it: each would
+          // otherwise wait for the same store one bound (DATABASE_TIMEOUT_MS) after the other, and a request
+          // that came during a stall would be answered 503 only after two bounds or more. Their callers
+          // answer 503 or retry, as for the batch itself.
+          const failed = isConnectionFailure(error) ? [...batch, ...account.queue.splice(0)] : batch;
+          for (const pending of failed) pending.reject(error);
         }
       }
     } finally {

@@ -51,9 +51,12 @@ interface SerializedAccountState {
   settled: string;
   /**
    * Without the scopes: they follow from the owner, category and model, and are worked out again on load.
-   * The price is absent from snapshots taken before prices were versioned.
+   * The price is absent from snapshots taken before prices were versioned, `heldBy` from those taken before
+   * instances were named.
    */
-  open: Array<Omit<OpenReservation, 'amount' | 'scopes' | 'priceVersion' | 'serviceTier'> & { amount: string; priceVersion?: number | null; serviceTier?: string | null }>;
+  open: Array<
+    Omit<OpenReservation, 'amount' | 'scopes' | 'priceVersion' | 'serviceTier' | 'heldBy'> & { amount: string; priceVersion?: number | null; serviceTier?: string | null; heldBy?: string | null }
+  >;
   creditKeys: string[];
   accessRevisions: Array<[string, string]>;
   day: string;
@@ -90,6 +93,7 @@ export function deserializeAccountState(serialized: SerializedAccountState): Acc
       amount: BigInt(reservation.amount),
       priceVersion: reservation.priceVersion ?? null,
       serviceTier: reservation.serviceTier ?? null,
+      heldBy: reservation.heldBy ?? null,
       scopes: spendScopes(reservation.owner, reservation.category, reservation.model),
     });
   }

@@ -21,6 +21,8 @@ export interface OpenReservation {
   /** The price it was reserved at, which its close is charged at (null: reserved before prices were versioned). */
   readonly priceVersion: number | null;
   readonly serviceTier: string | null;
+  /** The instance whose request will close it; null for a video job's (and for version 1 events). */
+  readonly heldBy: string | null;
   readonly day: string;
   readonly month: string;
   /** The counters its spend counts against (`spendScopes`), worked out once: a request opens and closes it. */
@@ -76,7 +78,7 @@ export function applyAccountEvent(state: AccountState, event: AccountEvent, occu
       if (event.data.idempotencyKey) state.creditKeys.add(event.data.idempotencyKey);
       return state;
     case 'FundsReserved': {
-      const { reservationId, amount, deadline, model, category, keyId, employeeId, teamId, spaceId, priceVersion, serviceTier } = event.data;
+      const { reservationId, amount, deadline, model, category, keyId, employeeId, teamId, spaceId, priceVersion, serviceTier, heldBy } = event.data;
       const periods = periodsOf(occurredAt);
       rollPeriods(state, periods.day, periods.month);
       const owner = { keyId, employeeId, teamId, spaceId };
@@ -89,6 +91,7 @@ export function applyAccountEvent(state: AccountState, event: AccountEvent, occu
         deadline,
         priceVersion,
         serviceTier,
+        heldBy,
         day: periods.day,
         month: periods.month,
         scopes: spendScopes(owner, category, model),

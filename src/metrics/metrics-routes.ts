@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestObserver } from '../http/request-context.js';
+import { clientAddress, type SignInThrottle } from '../http/sign-in-throttle.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { refreshScrapedMetrics, type MetricsSources } from './metrics-sources.js';
 
@@ -9,12 +10,14 @@ export interface MetricsRouteDependencies extends MetricsSources {
   readonly metrics: GatewayMetrics;
   /** The admin token and METRICS_TOKEN, where set; with neither, every scrape is refused (as the admin API is). */
   readonly tokens: ReadonlyArray<string | undefined>;
+  /** Counts and throttles wrong tokens per client address, with the admin API's (src/http/sign-in-throttle.ts). */
+  readonly signIns?: SignInThrottle;
 }
 
 /** `GET /metrics` (Prometheus text format); the request series come from `requestMetrics`. */
 export function metricsRoutes(deps: MetricsRouteDependencies): Router {
   const router = Router();
-  router.get('/metrics', requireMetricsToken(deps.tokens), async (_req, res) => {
+  router.get('/metrics', requireMetricsToken(deps.tokens, deps.signIns), async (_req, res) => {
     await refreshScrapedMetrics(deps.metrics, deps);
     const text = await deps.metrics.exposition();
     res.setHeader('Content-Type', deps.metrics.contentType);
@@ -43,9 +46,16 @@ export function requestMetrics(metrics: GatewayMetrics): RequestObserver {
 }
 
 /** Bearer METRICS_TOKEN or the admin token, compared in constant time; refused in the admin API's style. */
-function requireMetricsToken(tokens: ReadonlyArray<string | undefined>): RequestHandler {
+function requireMetricsToken(tokens: ReadonlyArray<string | undefined>, throttle: SignInThrottle | undefined): RequestHandler {
   const accepted = tokens.filter((token): token is string => Boolean(token)).map(digest);
   return (req, _res, next) => {
+    const address = clientAddress(req);
+    try {
+      throttle?.check(address);
+    } catch (error) {
+      next(error);
+      return;
+    }
     const header = req.get('authorization') ?? '';
     const presented = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
     const presentedDigest = digest(presented);
@@ -53,6 +63,7 @@ function requireMetricsToken(tokens: ReadonlyArray<string | undefined>): Request
     let matched = false;
     for (const expected of accepted) matched = timingSafeEqual(presentedDigest, expected) || matched;
     if (!presented || !matched) {
+      throttle?.failed(address, 'metrics');
       next(new GatewayError('invalid_admin_token', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN> or the admin token'));
       return;
     }

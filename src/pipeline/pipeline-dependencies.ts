@@ -21,6 +21,11 @@ export interface PipelineDependencies {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly counters: PipelineCounters;
+  /**
+   * The gateway instance serving the requests (src/ledger/instances): their reservations name it, so that
+   * if it dies the others close them at once. Absent where no instance is registered (some tests).
+   */
+  readonly instanceId?: string;
 }
 
 /** Failures that cost no money but must not pass unnoticed (read by the metrics endpoint). */

@@ -15,6 +15,12 @@ export interface EventStreamUpstream {
 // socket is paused, so a stalled client cannot make the gateway buffer a whole answer.
 const PAUSE_AT = 256;
 const RESUME_AT = 32;
+/**
+ * The largest event a provider may send (16 Mi characters: ten times an image's base64). Past it the
+ * stream is broken off as a connection failure would be (settled for what was received): a provider
+ * sending one line without end must not make the gateway hold it all.
+ */
+export const MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
@@ -88,6 +94,11 @@ export class DispatchEventStream implements ProviderEventStream, AsyncIterator<S
   write(chunk: Buffer): void {
     if (this.state !== 'open') return;
     this.parser.push(chunk, this.emit);
+    if (this.parser.buffered > MAX_EVENT_CHARS) {
+      this.fail('connection', new Error(`the provider sent an event longer than ${MAX_EVENT_CHARS} characters`));
+      this.upstream.cancel();
+      return;
+    }
     if (!this.paused && this.queue.length - this.head >= PAUSE_AT) {
       this.paused = true;
       this.upstream.pause();

@@ -1,10 +1,18 @@
 import type { Dispatcher } from 'undici';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { DispatchEventStream, type EventStreamUpstream } from './dispatch-event-stream.js';
 import type { ProviderCall, ProviderResponse, ProviderResponseHeaders } from './provider-client.js';
 import { ProviderDeadlineExceeded, gatewayErrorForTransportFailure, isTimeoutFailure } from './transport-failure.js';
 
 const DEADLINE = new ProviderDeadlineExceeded('the provider did not finish within its timeout');
+
+/**
+ * The largest answer body the gateway takes from a provider (64 MiB: ten large images in base64). A body
+ * is held whole before it is read, so a provider that sends without end would otherwise grow the
+ * gateway's memory until its timeout; past the bound the call fails as `provider_error` (nothing charged).
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 class StreamCancelled extends Error {
   override name = 'StreamCancelled';
@@ -68,6 +76,11 @@ export class ProviderCallHandler implements Dispatcher.DispatchHandler, EventStr
       // undici hands out a view of a fresh socket read: safe to keep without copying
       this.chunks.push(chunk);
       this.length += chunk.length;
+      if (this.length > MAX_ANSWER_BYTES) {
+        this.chunks = undefined;
+        this.fail(new GatewayError('provider_error', `provider ${this.call.provider.name} sent an answer larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`));
+        this.abortUpstream(new Error('the answer is larger than the gateway takes'));
+      }
     }
   }
 

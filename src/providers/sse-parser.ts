@@ -21,6 +21,11 @@ export class SseParser {
   private eventName: string | undefined;
   private data: string | undefined;
 
+  /** Characters held for the event being read (its unfinished line and data lines): what an endless line would grow. */
+  get buffered(): number {
+    return this.pending.length + (this.data?.length ?? 0);
+  }
+
   push(chunk: Uint8Array, emit: (event: SseEvent) => void): void {
     this.consume(this.decoder.decode(chunk, { stream: true }), emit);
   }

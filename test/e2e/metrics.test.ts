@@ -5,7 +5,7 @@ import { createScratchDatabase } from '../support/databases.js';
 import { eventually } from '../support/eventually.js';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway-harness.js';
 import { startTestGateway, TEST_ADMIN_TOKEN } from '../support/test-gateway.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy } from '../../ops/bench/lib/tcp-proxy.js';
 import { postText } from '../support/text-format-client.js';
 
 const METRICS_TOKEN = 'scraper-token-0123456789abcdef';

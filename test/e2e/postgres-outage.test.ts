@@ -3,7 +3,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../../ops/fake-providers/fake-
 import { FAKE_OPENAI_KEY } from '../support/test-gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { testDatabaseUrl } from '../support/databases.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../../ops/bench/lib/tcp-proxy.js';
 import { eventually } from '../support/eventually.js';
 import { expectResponsive } from '../support/responsiveness.js';
 import { CLIENT_FORMATS, postText, textRequest } from '../support/text-format-client.js';

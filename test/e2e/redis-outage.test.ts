@@ -5,7 +5,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../../ops/fake-providers/fake-
 import { FAKE_ANTHROPIC_KEY, FAKE_OPENAI_KEY } from '../support/test-gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { testDatabaseUrl, testRedisPrefix, testRedisUrl } from '../support/databases.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../../ops/bench/lib/tcp-proxy.js';
 import { eventually } from '../support/eventually.js';
 import { CLIENT_FORMATS, postText, textRequest } from '../support/text-format-client.js';
 import { expectResponsive } from '../support/responsiveness.js';

@@ -1,7 +1,7 @@
 import { randomBase62 } from '../../src/ids/random-id.js';
 import { migrateToLatest, openPglite, openPostgres, type Database } from '../../src/db/database.js';
 import { adminQuery, withDatabase } from './global-setup.js';
-import { startTcpProxy } from './tcp-proxy.js';
+import { startTcpProxy } from '../../ops/bench/lib/tcp-proxy.js';
 
 /** The run's shared database (created by the global setup). */
 export function testDatabaseUrl(): string {

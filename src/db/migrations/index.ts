@@ -6,6 +6,7 @@ import { streamWriteLocksMigration } from './0101-stream-write-locks.js';
 import { accountOwnersMigration } from './0102-account-owners.js';
 import { appendManyMigration } from './0103-append-many.js';
 import { webhookDeliveriesMigration } from './0104-webhook-deliveries.js';
+import { gatewayInstancesMigration } from './0105-gateway-instances.js';
 
 /**
  * Every schema migration, by name; kysely runs them in name order. A feature adds its own file here.
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0102-account-owners': accountOwnersMigration,
   '0103-append-many': appendManyMigration,
   '0104-webhook-deliveries': webhookDeliveriesMigration,
+  '0105-gateway-instances': gatewayInstancesMigration,
 };

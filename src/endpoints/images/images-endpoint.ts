@@ -41,7 +41,12 @@ export const imagesEndpoint: EndpointSpec<ImagesRequest> = {
     if (body.response_format === 'url') {
       throw new GatewayError('unsupported_response_format', 'response_format url is not supported: images are answered as b64_json', { param: 'response_format' });
     }
+    if (body.response_format !== undefined && body.response_format !== null && body.response_format !== 'b64_json') {
+      throw new GatewayError('unsupported_response_format', `response_format must be b64_json (got ${JSON.stringify(body.response_format).slice(0, 40)})`, { param: 'response_format' });
+    }
     if (body.stream === true) throw new GatewayError('image_streaming_unsupported', undefined, { param: 'stream' });
+    // forwarded as it is otherwise: a provider that took `"stream": "yes"` for true would stream what the gateway reads as JSON
+    if (body.stream !== undefined && body.stream !== null && body.stream !== false) throw new GatewayError('invalid_request', 'stream must be a boolean', { param: 'stream' });
     const count = body.n === undefined ? 1 : body.n;
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_IMAGES) {
       throw new GatewayError('invalid_image_count', `n must be an integer from 1 to ${MAX_IMAGES} (got ${JSON.stringify(body.n)})`, { param: 'n' });

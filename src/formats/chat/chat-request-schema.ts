@@ -90,7 +90,8 @@ const responseFormat = z.discriminatedUnion('type', [
   }),
 ]);
 
-const tokenCap = z.number().int().nonnegative().nullish();
+// at least one token: a cap of 0 reserves no output, and no provider answers with none
+const tokenCap = z.number().int().positive().nullish();
 
 export const chatRequestSchema = z.looseObject({
   model: z.string().min(1),

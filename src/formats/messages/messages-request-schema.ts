@@ -77,7 +77,7 @@ const thinking = z.discriminatedUnion('type', [
 
 export const messagesRequestSchema = z.looseObject({
   model: z.string().min(1),
-  max_tokens: z.number().int().nonnegative(),
+  max_tokens: z.number().int().positive(),
   messages: z.array(messageParam),
   system: z.union([z.string(), z.array(textBlock)]).nullish(),
   stop_sequences: z.array(z.string()).nullish(),

@@ -86,7 +86,7 @@ export const responsesRequestSchema = z.looseObject({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(responsesItemSchema)]),
   instructions: z.string().nullish(),
-  max_output_tokens: z.number().int().nonnegative().nullish(),
+  max_output_tokens: z.number().int().positive().nullish(),
   stream: z.boolean().nullish(),
   store: z.boolean().nullish(),
   previous_response_id: z.string().nullish(),

@@ -36,8 +36,10 @@ export interface OwnedAccountsOptions {
   /** The host name or address the other instances reach this one at. */
   readonly advertisedHost: string;
   readonly secret: string;
-  /** How long a lease lasts without renewal (default 10 s). */
+  /** How long a lease lasts without renewal (default 10 s, INSTANCE_LEASE_MS). */
   readonly leaseMs?: number;
+  /** This instance's id (src/ledger/instances), so that its leases and its heartbeat name the same process. */
+  readonly instanceId?: string;
   readonly logger?: Logger;
   /** Told the route of every forwardable command (the gateway's metrics). */
   readonly observe?: (route: AccountCommandRoute) => void;
@@ -84,7 +86,7 @@ export class OwnedAccounts implements Accounts {
       handler: (orgId, command, causedBy) => owned!.runForwarded(orgId, command, causedBy),
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    const leases = new AccountLeases(options.db, randomUUID(), `${options.advertisedHost}:${server.port}`, options.leaseMs ?? 10_000);
+    const leases = new AccountLeases(options.db, options.instanceId ?? randomUUID(), `${options.advertisedHost}:${server.port}`, options.leaseMs ?? 10_000);
     owned = new OwnedAccounts(options.local, leases, server, options.secret, options.logger, options.observe ?? (() => undefined));
     options.logger?.info({ address: leases.address, instanceId: leases.instanceId }, 'account link listening');
     return owned;

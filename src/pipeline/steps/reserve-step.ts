@@ -31,6 +31,8 @@ export interface ReserveInput {
   readonly capHint: string | undefined;
   /** How long the reservation may stay open before the sweeper may expire it. */
   readonly lifetimeMs: number;
+  /** The instance whose request holds it; null when a job does (a video job's reservation outlives the request). */
+  readonly heldBy: string | null;
 }
 
 /**
@@ -39,14 +41,15 @@ export interface ReserveInput {
  * the next request into a 429.
  */
 export async function reserveStep<Request extends EndpointRequest, Kind extends BodyKind>(
-  deps: Pick<PipelineDependencies, 'accounts' | 'directory' | 'clock' | 'rateLimiter' | 'counters' | 'logger'>,
+  deps: Pick<PipelineDependencies, 'accounts' | 'directory' | 'clock' | 'rateLimiter' | 'counters' | 'logger' | 'instanceId'>,
   stage: Admitted<Request, Kind>,
 ): Promise<Reserved<Request, Kind>> {
   const { requestId, caller, model, amount, price, spec } = stage;
   try {
     // a request's reservation lives as long as its provider call may; a job's, as long as the job may
     const lifetimeMs = spec.settles === 'by_job' ? spec.reservationLifetimeMs : model.provider.timeoutMs + DEADLINE_MARGIN_MS;
-    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, endpoint: spec.name, caller, model, amount, price, capHint: spec.capHint, lifetimeMs });
+    const heldBy = spec.settles === 'by_job' ? null : (deps.instanceId ?? null);
+    const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, endpoint: spec.name, caller, model, amount, price, capHint: spec.capHint, lifetimeMs, heldBy });
     return { ...stage, reservation };
   } catch (error) {
     correctRateLimit(deps, caller.key.keyId, requestId, 0);
@@ -83,6 +86,7 @@ export async function reserveFunds(accounts: Accounts, directory: AccessDirector
         limits: limitsFor(caller, input.model),
         concurrency: concurrencyCapsOf(caller),
         accessRevisions: Object.fromEntries(streams.map((stream) => [stream, directory.revision(stream)])),
+        heldBy: input.heldBy,
       },
       input.requestId,
     );

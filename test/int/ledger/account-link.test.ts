@@ -51,7 +51,7 @@ describe('the account link between instances (real TCP)', function () {
         }
         handled.push(orgId);
         if (command.type !== 'ReserveFunds') throw new Error(`unexpected ${command.type}`);
-        const data = { reservationId: command.reservationId, endpoint: command.endpoint, ...command.owner, model: command.model, category: command.category, amount: String(command.amount), deadline: command.deadline.toISOString(), priceVersion: command.price.version, serviceTier: command.price.serviceTier };
+        const data = { reservationId: command.reservationId, endpoint: command.endpoint, ...command.owner, model: command.model, category: command.category, amount: String(command.amount), deadline: command.deadline.toISOString(), priceVersion: command.price.version, serviceTier: command.price.serviceTier, heldBy: command.heldBy ?? null };
         return { decision: { events: [{ type: 'FundsReserved', data }] }, balance: 1_000_000n, reserved: 61_650n };
       },
     });

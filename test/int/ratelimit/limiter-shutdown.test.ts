@@ -7,7 +7,7 @@ import { openCore } from '../../../src/core.js';
 import { connectRedis, createRedisClient } from '../../../src/ratelimit/redis-client.js';
 import { CLOSE_PATIENCE_MS, RedisRateLimiter } from '../../../src/ratelimit/redis-rate-limiter.js';
 import { testDatabaseUrl, testRedisPrefix, testRedisUrl } from '../../support/databases.js';
-import { startTcpProxy } from '../../support/tcp-proxy.js';
+import { startTcpProxy } from '../../../ops/bench/lib/tcp-proxy.js';
 
 /**
  * A request's rate-limit correction is sent without anyone waiting for it (src/pipeline/rate-limit-correction.ts),

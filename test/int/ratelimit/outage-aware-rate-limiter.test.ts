@@ -10,7 +10,7 @@ import { RedisRateLimiter } from '../../../src/ratelimit/redis-rate-limiter.js';
 import { connectRedis, createRedisClient } from '../../../src/ratelimit/redis-client.js';
 import { testRedisPrefix, testRedisUrl } from '../../support/databases.js';
 import { eventually } from '../../support/eventually.js';
-import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../../../ops/bench/lib/tcp-proxy.js';
 
 /**
  * The limiter the gateway runs with Redis (src/core.ts): the shared Redis limiter, and what a request gets

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { connectRedis, createRedisClient, redisIsReady } from '../../../src/ratelimit/redis-client.js';
 import { testRedisUrl } from '../../support/databases.js';
-import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../../../ops/bench/lib/tcp-proxy.js';
 import { freePort } from '../../../ops/free-port.js';
 
 /**

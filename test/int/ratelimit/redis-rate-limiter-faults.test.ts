@@ -9,7 +9,7 @@ import { RateLimiterUnavailableError } from '../../../src/ratelimit/rate-limiter
 import { connectRedis, createRedisClient } from '../../../src/ratelimit/redis-client.js';
 import { RedisRateLimiter } from '../../../src/ratelimit/redis-rate-limiter.js';
 import { testRedisPrefix, testRedisUrl } from '../../support/databases.js';
-import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../../../ops/bench/lib/tcp-proxy.js';
 
 /**
  * How the Redis limiter reports what goes wrong, and what the outage policy makes of it. Only "Redis

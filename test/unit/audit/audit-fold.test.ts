@@ -13,7 +13,7 @@ import { balanceOf } from '../../../src/ledger/account-state.js';
 const owner = (keyId: string, spaceId: string | null = null) => ({ keyId, employeeId: null, teamId: null, spaceId });
 const reserve = (id: string, amount: string, keyId: string, model = 'openai/gpt-4o-mini', spaceId: string | null = null): AccountEvent => ({
   type: 'FundsReserved',
-  data: { ...owner(keyId, spaceId), reservationId: id, endpoint: 'chat', model, category: model.includes('image') ? 'image' : 'text', amount, priceVersion: null, serviceTier: null, deadline: '2026-11-30T00:00:00.000Z' },
+  data: { ...owner(keyId, spaceId), reservationId: id, endpoint: 'chat', model, category: model.includes('image') ? 'image' : 'text', amount, priceVersion: null, serviceTier: null, deadline: '2026-11-30T00:00:00.000Z', heldBy: null },
 });
 const settle = (id: string, cost: string, overrun = '0', costByKind: Record<string, string> = {}): AccountEvent => ({
   type: 'ReservationSettled',
@@ -38,7 +38,7 @@ function history(): LedgerFold {
   at('org_a', reserve('gen-4', '70000000', 'key_1'), '2026-11-21T11:00:00.000Z');
   at('org_a', { type: 'ReservationReleased', data: { reservationId: 'gen-4', reason: 'provider_error' } }, '2026-11-21T11:00:01.000Z');
   at('org_a', reserve('gen-5', '80000000', 'key_1'), '2026-11-21T12:00:00.000Z');
-  at('org_a', { type: 'ReservationExpired', data: { reservationId: 'gen-5' } }, '2026-11-21T13:00:00.000Z');
+  at('org_a', { type: 'ReservationExpired', data: { reservationId: 'gen-5', reason: 'deadline' } }, '2026-11-21T13:00:00.000Z');
   at('org_a', reserve('gen-6', '250000000', 'key_1'), '2026-11-21T14:00:00.000Z');
   // a second closing of gen-1 changes nothing and is an anomaly
   at('org_a', settle('gen-1', '999000000'), '2026-11-21T15:00:00.000Z');

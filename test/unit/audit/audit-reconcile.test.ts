@@ -15,7 +15,7 @@ function log(): LedgerFold {
   const time = '2026-11-21T10:00:00.000Z';
   foldAccountEvent(fold, 'org_a', { type: 'CreditsAdded', data: { amount: '5000000000', idempotencyKey: null } }, time);
   const reserve = (reservationId: string, amount: string) =>
-    foldAccountEvent(fold, 'org_a', { type: 'FundsReserved', data: { reservationId, endpoint: 'chat', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'm', category: 'text', amount, priceVersion: null, serviceTier: null, deadline: time } }, time);
+    foldAccountEvent(fold, 'org_a', { type: 'FundsReserved', data: { reservationId, endpoint: 'chat', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'm', category: 'text', amount, priceVersion: null, serviceTier: null, deadline: time, heldBy: null } }, time);
   reserve('gen-1', '1000000000');
   foldAccountEvent(fold, 'org_a', { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '300000000', usage: createUsage({ inputTokens: 1 }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} }, time);
   reserve('gen-2', '200000000');
@@ -66,7 +66,7 @@ describe('finance audit reconcile and verify', () => {
     changed.balances.set('org_a', { credits: 5_000_000_000n, settled: 300_000_000n, reserved: 200_000_000n, balance: 4_000_000_000n });
     changed.balances.set('org_ghost', { credits: 1n, settled: 0n, reserved: 0n, balance: 1n });
     const head = log();
-    foldAccountEvent(head, 'org_a', { type: 'ReservationExpired', data: { reservationId: 'gen-9' } }, '2026-11-21T11:00:00.000Z');
+    foldAccountEvent(head, 'org_a', { type: 'ReservationExpired', data: { reservationId: 'gen-9', reason: 'deadline' } }, '2026-11-21T11:00:00.000Z');
     expect(verifyBalances(head, log(), changed)).to.deep.equal([
       'org_a: gen-9 closed (ReservationExpired) while not open',
       'org_a balance: log 4.70, read model balances 4.00',

@@ -19,7 +19,7 @@ function given(...events: Array<AccountEvent | [AccountEvent, string]>): Account
   return state;
 }
 const credits = (amount: string): AccountEvent => ({ type: 'CreditsAdded', data: { amount: String(usd(amount)), idempotencyKey: null } });
-const reserved = (id: string, amount: string, extra: Partial<SpendOwner> & { model?: string; category?: 'text' | 'image' } = {}): AccountEvent => ({
+const reserved = (id: string, amount: string, extra: Partial<SpendOwner> & { model?: string; category?: 'text' | 'image'; heldBy?: string | null } = {}): AccountEvent => ({
   type: 'FundsReserved',
   data: {
     reservationId: id,
@@ -29,7 +29,9 @@ const reserved = (id: string, amount: string, extra: Partial<SpendOwner> & { mod
     model: extra.model ?? 'openai/gpt-4o-mini',
     category: extra.category ?? 'text',
     amount: String(usd(amount)),
-    priceVersion: null, serviceTier: null, deadline: new Date(NOW.getTime() + 600_000).toISOString(),
+    priceVersion: null, serviceTier: null,
+    deadline: new Date(NOW.getTime() + 600_000).toISOString(),
+    heldBy: extra.heldBy ?? null,
   },
 });
 const settled = (id: string, cost: string): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost: String(usd(cost)), usage: createUsage(), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} });
@@ -216,8 +218,26 @@ describe('account decider', () => {
       expect(events(decideAccount(open(), { type: 'ExpireReservation', reservationId: 'gen-1' }, NOW))).to.deep.equal([]);
       const late = new Date(NOW.getTime() + 600_001);
       expect(events(decideAccount(open(), { type: 'ExpireReservation', reservationId: 'gen-1' }, late))).to.deep.equal([
-        { type: 'ReservationExpired', data: { reservationId: 'gen-1' } },
+        { type: 'ReservationExpired', data: { reservationId: 'gen-1', reason: 'deadline' } },
       ]);
+    });
+    it('expires before the deadline a reservation whose holding instance died, and only one it held', () => {
+      const held = () => given(credits('10'), reserved('gen-1', '1', { heldBy: 'instance-a' }), reserved('gen-job', '1'));
+      expect(events(decideAccount(held(), { type: 'ExpireReservation', reservationId: 'gen-1', holderLost: 'instance-a' }, NOW))).to.deep.equal([
+        { type: 'ReservationExpired', data: { reservationId: 'gen-1', reason: 'holder_lost' } },
+      ]);
+      // another instance's reservation, and a video job's (held by no instance), are not that instance's to lose
+      expect(events(decideAccount(held(), { type: 'ExpireReservation', reservationId: 'gen-1', holderLost: 'instance-b' }, NOW))).to.deep.equal([]);
+      expect(events(decideAccount(held(), { type: 'ExpireReservation', reservationId: 'gen-job', holderLost: 'instance-a' }, NOW))).to.deep.equal([]);
+      const [event] = events(decideAccount(held(), { type: 'ExpireReservation', reservationId: 'gen-1', holderLost: 'instance-a' }, NOW));
+      const state = held();
+      applyAccountEvent(state, event!, NOW.toISOString());
+      expect([balanceOf(state), state.reserved], 'charged nothing, its reserve returned').to.deep.equal([usd('10'), usd('1')]);
+    });
+    it('names the instance holding a reservation, and none for a video job', () => {
+      const [ofRequest] = events(decideAccount(given(credits('10')), { ...(reserve('1') as Extract<AccountCommand, { type: 'ReserveFunds' }>), heldBy: 'instance-a' }, NOW));
+      const [ofJob] = events(decideAccount(given(credits('10')), reserve('1'), NOW));
+      expect([(ofRequest as { data: { heldBy: unknown } }).data.heldBy, (ofJob as { data: { heldBy: unknown } }).data.heldBy]).to.deep.equal(['instance-a', null]);
     });
   });
 });

@@ -76,6 +76,25 @@ describe('account event catalogue', () => {
     expect(storedAccountEventData(cached)).to.deep.include({ usage: { inputTokens: 9, cacheWriteTokens: 5, cacheWrite1hTokens: 2, outputTokens: 4, audioOutputTokens: 1 } });
   });
 
+  it('reads a reservation of version 1 as held by no named instance, and an expiry of version 1 as one at the deadline', () => {
+    const v1 = { reservationId: 'gen-4', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'm', category: 'text', amount: '10', deadline: '2026-11-21T10:10:00.000Z' };
+    expect(decodeAccountEvent(recorded('FundsReserved', v1))).to.deep.equal({ type: 'FundsReserved', data: { ...v1, endpoint: null, priceVersion: null, serviceTier: null, heldBy: null } });
+    expect(decodeAccountEvent(recorded('ReservationExpired', { reservationId: 'gen-4' }))).to.deep.equal({ type: 'ReservationExpired', data: { reservationId: 'gen-4', reason: 'deadline' } });
+  });
+
+  it('writes version 2 of a reservation with the instance holding it, and of an expiry with its reason', () => {
+    const reserved: AccountEvent = {
+      type: 'FundsReserved',
+      data: { reservationId: 'gen-5', endpoint: 'chat', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'm', category: 'text', amount: '10', priceVersion: 1, serviceTier: null, deadline: '2026-11-21T10:10:00.000Z', heldBy: 'instance-a' },
+    };
+    const expired: AccountEvent = { type: 'ReservationExpired', data: { reservationId: 'gen-5', reason: 'holder_lost' } };
+    for (const event of [reserved, expired]) {
+      const stored = accountEventToAppend(event, envelope);
+      expect(stored.metadata.schemaVersion).to.equal(2);
+      expect(decodeAccountEvent({ ...recorded(event.type, stored.data), metadata: stored.metadata })).to.deep.equal(event);
+    }
+  });
+
   it('stores the other events as they are', () => {
     const credits: AccountEvent = { type: 'CreditsAdded', data: { amount: '5', idempotencyKey: null } };
     expect(storedAccountEventData(credits)).to.deep.equal(credits.data);
@@ -93,7 +112,7 @@ describe('account event catalogue', () => {
     const v1 = { reservationId: 'gen-4', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: '61650', deadline: '2026-11-21T10:11:00.000Z' };
 
     it('names the endpoint that reserved, at version 2', () => {
-      const reserved: AccountEvent = { type: 'FundsReserved', data: { ...v1, category: 'text', endpoint: 'messages', priceVersion: 3, serviceTier: 'priority' } };
+      const reserved: AccountEvent = { type: 'FundsReserved', data: { ...v1, category: 'text', endpoint: 'messages', priceVersion: 3, serviceTier: 'priority', heldBy: null } };
       const event = accountEventToAppend(reserved, envelope);
       expect(event.metadata.schemaVersion).to.equal(2);
       expect(event.data).to.deep.include({ endpoint: 'messages' });
@@ -101,7 +120,7 @@ describe('account event catalogue', () => {
     });
 
     it('reads a reserve of version 1, written before the endpoint was recorded, with no endpoint', () => {
-      expect(decodeAccountEvent(recorded('FundsReserved', v1, 1))).to.deep.equal({ type: 'FundsReserved', data: { ...v1, endpoint: null, priceVersion: null, serviceTier: null } });
+      expect(decodeAccountEvent(recorded('FundsReserved', v1, 1))).to.deep.equal({ type: 'FundsReserved', data: { ...v1, endpoint: null, priceVersion: null, serviceTier: null, heldBy: null } });
     });
 
     it('reads a reserve recorded before prices were versioned with no price, and a settle of then with no split', () => {

@@ -13,7 +13,7 @@ describe('account state in a snapshot', () => {
       state,
       {
         type: 'FundsReserved',
-        data: { reservationId: 'gen-open1', endpoint: 'chat', keyId: 'key_a', employeeId: 'emp_a', teamId: 'team_a', spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: '2000000000', priceVersion: null, serviceTier: null, deadline: '2026-11-25T12:10:00.000Z' },
+        data: { reservationId: 'gen-open1', endpoint: 'chat', keyId: 'key_a', employeeId: 'emp_a', teamId: 'team_a', spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: '2000000000', priceVersion: null, serviceTier: null, deadline: '2026-11-25T12:10:00.000Z', heldBy: 'instance-a' },
       },
       AT,
     );

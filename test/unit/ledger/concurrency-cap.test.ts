@@ -23,7 +23,7 @@ function given(...events: AccountEvent[]): AccountState {
 const credits: AccountEvent = { type: 'CreditsAdded', data: { amount: String(parseUsd('10')), idempotencyKey: null } };
 const reserved = (id: string, owner: SpendOwner = keyA, deadline = inTenMinutes): AccountEvent => ({
   type: 'FundsReserved',
-  data: { reservationId: id, endpoint: 'chat', ...owner, model: 'openai/gpt-4o-mini', category: 'text', amount: '1000', priceVersion: null, serviceTier: null, deadline },
+  data: { reservationId: id, endpoint: 'chat', ...owner, model: 'openai/gpt-4o-mini', category: 'text', amount: '1000', priceVersion: null, serviceTier: null, deadline, heldBy: null },
 });
 
 function reserve(concurrency: ConcurrencyCaps, owner: SpendOwner = keyA, amount = 1_000n): AccountCommand {
