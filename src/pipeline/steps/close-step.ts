@@ -23,6 +23,11 @@ export async function closeStep<Request extends EndpointRequest, Kind extends Bo
   const { price, reservation, outcome, masking } = stage;
   // a job closes its own reservation; the admission keeps counting the request's estimate
   if (outcome.closing.kind === 'handed_off') return { ...stage, cost: 0n };
+  // no reservation was recorded, so none is closed; nothing was served, so the admission is given back
+  if (outcome.closing.kind === 'not_recorded') {
+    correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, 0);
+    return { ...stage, cost: 0n };
+  }
   const closing = masking === 'applied' && outcome.closing.kind !== 'release' ? { ...outcome.closing, usage: withPiiMasking(outcome.closing.usage) } : outcome.closing;
   const cost = await closeOnAccount(deps.accounts, price.pricing, reservation, closing, deps.logger);
   correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, closing.kind === 'release' ? 0 : rateLimitedTokens(closing.usage));
@@ -49,7 +54,7 @@ export async function closeOnAccount(
   accounts: Accounts,
   pricing: Pricing,
   reservation: Reservation,
-  closing: Exclude<Closing, { kind: 'handed_off' }>,
+  closing: Exclude<Closing, { kind: 'handed_off' } | { kind: 'not_recorded' }>,
   logger: Logger,
 ): Promise<Nanodollars> {
   const { orgId, reservationId } = reservation;
