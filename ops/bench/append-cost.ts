@@ -8,8 +8,11 @@
  *   append  the store's append (`append_events_locked`: stream lock, idempotency check, revision update,
  *           insert), in its own transaction, as the gateway appends;
  *   insert  the same rows inserted directly (no lock, no check, no revision), in a transaction each;
- *   parse   the batch's JSON parsed to jsonb and walked, nothing written, in a transaction each.
- * The difference between `append` and `insert` is what the append function adds to the insert itself.
+ *   parse   the batch's JSON parsed to jsonb and walked, nothing written, in a transaction each;
+ *   insert-json  the rows of `insert` into a copy of the events table whose payload columns are `json`
+ *           (kept as text, checked but not converted) instead of `jsonb`, from a `json` array.
+ * The difference between `append` and `insert` is what the append function adds to the insert itself; the
+ * one between `insert` and `insert-json`, what storing the payload as jsonb costs.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -20,7 +23,7 @@ import { cpuSecondsOf } from './lib/os-usage.js';
 const EVENTS_PER_APPEND = 16;
 const APPENDS = 1_500;
 const STREAMS = 4;
-const WAYS = ['append', 'insert', 'parse'] as const;
+const WAYS = ['append', 'insert', 'parse', 'insert-json'] as const;
 
 const data = {
   reservationId: `res_${'x'.repeat(24)}`,
@@ -45,6 +48,8 @@ await withBenchDatabase('append_cost', async (url) => {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
+    await client.query(`create table events_json (like events including defaults including constraints including indexes)`);
+    await client.query(`alter table events_json alter column data type json using data::json, alter column metadata type json using metadata::json`);
     const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
     const pid = rows[0]!.pid;
     const revisions = new Map<string, number>();
@@ -60,6 +65,13 @@ await withBenchDatabase('append_cost', async (url) => {
           `insert into events (stream_id, revision, event_id, type, data, metadata)
            select $1, $2::bigint + b.ordinality, (b.doc ->> 'id')::uuid, b.doc ->> 'type', b.doc -> 'data', b.doc -> 'metadata'
              from jsonb_array_elements($3::jsonb) with ordinality as b (doc, ordinality)`,
+          [stream, last ?? -1, batch()],
+        );
+      } else if (way === 'insert-json') {
+        await client.query(
+          `insert into events_json (stream_id, revision, event_id, type, data, metadata)
+           select $1, $2::bigint + b.ordinality, (b.doc ->> 'id')::uuid, b.doc ->> 'type', b.doc -> 'data', b.doc -> 'metadata'
+             from json_array_elements($3::json) with ordinality as b (doc, ordinality)`,
           [stream, last ?? -1, batch()],
         );
       } else {

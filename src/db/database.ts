@@ -6,6 +6,7 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { migrations } from './migrations/index.js';
 import { PgliteDialect } from './pglite-dialect.js';
 import { compileWasmOptimized, pgliteStartParams, releaseInitdbMemory } from './pglite-memory.js';
+import { prepareDataDirApart } from './prepare-data-dir.js';
 
 /**
  * The read-model database (and the Postgres event store's tables): kysely on `pg` with DATABASE_URL,
@@ -118,18 +119,21 @@ function giveUp(client: pg.Client): void {
 export interface PgliteOptions {
   /** A directory for a file-backed database; undefined = in memory (tests). */
   dataDir?: string;
+  /** The child process that creates a new data directory for its parent (prepare-data-dir.ts), which holds its lock. */
+  preparingForParent?: boolean;
 }
 
 export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
   let lock: DataDirLock | undefined;
   let dataDir: string | undefined;
   if (options.dataDir) {
-    lock = lockDataDir(options.dataDir);
+    if (!options.preparingForParent) lock = lockDataDir(options.dataDir);
     dataDir = `${options.dataDir}/pglite`;
     mkdirSync(dataDir, { recursive: true });
   }
   let database: PGlite;
   try {
+    if (dataDir && !options.preparingForParent) await prepareDataDirApart(dataDir);
     compileWasmOptimized();
     database = await PGlite.create({
       ...(dataDir ? { dataDir } : {}),

@@ -10,9 +10,11 @@ import { runInNewContext } from 'node:vm';
  *   sized for a server sharing a machine's RAM among many clients; here one process reads a small working
  *   set (account tails, access streams, read models) whose files the OS caches anyway. 16 MB measured the
  *   same throughput in the benchmark and about 100 MB less resident memory.
- * - The first start of a data directory runs `initdb` in a second WebAssembly instance. Its memory (about
- *   200 MB) is garbage as soon as PGlite is up, but V8 only frees it in a full collection, which a gateway
- *   with a small JavaScript heap may not run for hours. Two full collections after opening return it (`releaseInitdbMemory`).
+ * - The first start of a data directory runs `initdb` in a second WebAssembly instance. A new data directory
+ *   is therefore created in a child process (prepare-data-dir.ts); an in-memory database (tests) still runs
+ *   it here, and its memory (about 200 MB) is garbage as soon as PGlite is up, but V8 only frees it in a
+ *   full collection, which a process with a small JavaScript heap may not run for hours. Two full
+ *   collections after opening return it (`releaseInitdbMemory`).
  */
 export const PGLITE_SHARED_BUFFERS = '16MB';
 

@@ -1,5 +1,19 @@
-import nlp from 'compromise';
+import type nlpModule from 'compromise';
+import { createRequire } from 'node:module';
 import type { PiiKind, PiiSpan } from '../pii-kinds.js';
+
+type Nlp = typeof nlpModule;
+let loaded: Nlp | undefined;
+
+/**
+ * compromise, loaded at the first parse rather than at start: its lexicon holds about 28 MB once loaded,
+ * which a gateway whose clients never ask for masking (most) would keep for nothing. The first masked
+ * request pays the load (about 0.1 s).
+ */
+function nlp(text: string): ReturnType<Nlp> {
+  loaded ??= createRequire(import.meta.url)('compromise') as Nlp;
+  return loaded(text);
+}
 
 /**
  * Names of people and street addresses are found by compromise (https://github.com/spencermountain/compromise),
@@ -18,7 +32,7 @@ export const SEGMENT_CHARS = 4_000;
 export interface ParsedSegment {
   readonly text: string;
   readonly start: number;
-  readonly doc: ReturnType<typeof nlp>;
+  readonly doc: ReturnType<Nlp>;
 }
 
 export type EntityFinder = (segment: ParsedSegment) => PiiSpan[];
