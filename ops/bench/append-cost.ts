@@ -10,7 +10,9 @@
  *   insert  the same rows inserted directly (no lock, no check, no revision), in a transaction each;
  *   parse   the batch's JSON parsed to jsonb and walked, nothing written, in a transaction each;
  *   insert-json  the rows of `insert` into a copy of the events table whose payload columns are `json`
- *           (kept as text, checked but not converted) instead of `jsonb`, from a `json` array.
+ *           (kept as text, checked but not converted) instead of `jsonb`, from a `json` array;
+ *   arrays-jsonb, arrays-json  the same rows sent as parallel arrays (ids, types, data, metadata: one
+ *           parameter each, `unnest`), no JSON document around them, into jsonb and into json columns.
  * The difference between `append` and `insert` is what the append function adds to the insert itself; the
  * one between `insert` and `insert-json`, what storing the payload as jsonb costs.
  */
@@ -23,7 +25,7 @@ import { cpuSecondsOf } from './lib/os-usage.js';
 const EVENTS_PER_APPEND = 16;
 const APPENDS = 1_500;
 const STREAMS = 4;
-const WAYS = ['append', 'insert', 'parse', 'insert-json'] as const;
+const WAYS = ['append', 'insert', 'parse', 'insert-json', 'arrays-jsonb', 'arrays-json'] as const;
 
 const data = {
   reservationId: `res_${'x'.repeat(24)}`,
@@ -48,7 +50,7 @@ await withBenchDatabase('append_cost', async (url) => {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(`create table events_json (like events including defaults including constraints including indexes)`);
+    await client.query(`create table events_json (like events including all)`);
     await client.query(`alter table events_json alter column data type json using data::json, alter column metadata type json using metadata::json`);
     const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
     const pid = rows[0]!.pid;
@@ -73,6 +75,15 @@ await withBenchDatabase('append_cost', async (url) => {
            select $1, $2::bigint + b.ordinality, (b.doc ->> 'id')::uuid, b.doc ->> 'type', b.doc -> 'data', b.doc -> 'metadata'
              from json_array_elements($3::json) with ordinality as b (doc, ordinality)`,
           [stream, last ?? -1, batch()],
+        );
+      } else if (way === 'arrays-jsonb' || way === 'arrays-json') {
+        const events = Array.from({ length: EVENTS_PER_APPEND }, () => ({ id: randomUUID(), type: 'FundsReserved', data: JSON.stringify(data), metadata: JSON.stringify(metadata) }));
+        const type = way === 'arrays-json' ? 'json' : 'jsonb';
+        await client.query(
+          `insert into ${way === 'arrays-json' ? 'events_json' : 'events'} (stream_id, revision, event_id, type, data, metadata)
+           select $1, $2::bigint + b.ordinality, b.id, b.type, b.data, b.metadata
+             from unnest($3::uuid[], $4::text[], $5::${type}[], $6::${type}[]) with ordinality as b (id, type, data, metadata, ordinality)`,
+          [stream, last ?? -1, events.map((event) => event.id), events.map((event) => event.type), events.map((event) => event.data), events.map((event) => event.metadata)],
         );
       } else {
         await client.query(`select count(*) from jsonb_array_elements($1::jsonb) b (doc) where b.doc -> 'data' is not null and b.doc -> 'metadata' is not null`, [batch()]);
