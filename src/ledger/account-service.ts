@@ -294,10 +294,12 @@ export class AccountService implements Accounts {
     const decided = { working, outcomes, events: toAppend.length };
     if (toAppend.length === 0) return { decided, result: undefined };
     // the callers that asked may act on a decision that will stand while it commits (they gate what they show on `durable`)
-    if (tellEarly) batch.forEach((pending, index) => {
-      pending.decided?.(outcomes[index]!);
-      pending.decided = undefined;
-    });
+    if (tellEarly) {
+      for (const [index, pending] of batch.entries()) {
+        pending.decided?.(outcomes[index]!);
+        pending.decided = undefined;
+      }
+    }
     return { decided, result: await append(toAppend, { expectedRevision: account.revision }) };
   }
 

@@ -7,12 +7,6 @@ export interface AccountOutcome {
   readonly reserved: bigint;
 }
 
-/**
- * What the pipeline, the access commands and the admin API ask of the accounts: run a command on an
- * organization's account, read its balance. `AccountService` runs them in this process; `OwnedAccounts`
- * (owners/) sends an account's commands to the instance that owns it, so two instances do not both
- * decide on one hot account.
- */
 /** A command's outcome as soon as it was decided in memory, and the outcome once its events are durable. */
 export interface EarlyOutcome {
   /** What the account decided, its events not yet committed. */
@@ -21,6 +15,12 @@ export interface EarlyOutcome {
   readonly durable: Promise<AccountOutcome>;
 }
 
+/**
+ * What the pipeline, the access commands and the admin API ask of the accounts: run a command on an
+ * organization's account, read its balance. `AccountService` runs them in this process; `OwnedAccounts`
+ * (owners/) sends an account's commands to the instance that owns it, so two instances do not both
+ * decide on one hot account.
+ */
 export interface Accounts {
   execute(orgId: string, command: AccountCommand, causedBy: string): Promise<AccountOutcome>;
   /**
