@@ -48,9 +48,10 @@ export function deploymentsOf(entry: ModelEntry, context: DeploymentContext): De
   });
 }
 
-export function retryRulesOf(entry: RetryEntry): RetryRules {
+/** A model's retry rules; without `max_attempts`, each of its deployments is tried once. */
+export function retryRulesOf(entry: RetryEntry, deployments: number): RetryRules {
   return {
-    maxAttempts: entry.max_attempts,
+    maxAttempts: entry.max_attempts ?? deployments,
     budgetMs: entry.budget_ms,
     initialBackoffMs: entry.initial_backoff_ms,
     maxBackoffMs: entry.max_backoff_ms,

@@ -78,8 +78,8 @@ export const deploymentEntrySchema = z.strictObject({
 
 /** How a model's calls are retried and when one of its deployments is left to cool down. */
 export const retryEntrySchema = z.strictObject({
-  /** Attempts on this model's deployments, the first included (1: no retry). */
-  max_attempts: z.number().int().min(1).max(10).default(3),
+  /** Attempts on this model's deployments, the first included; default one per deployment (a model written as before is not retried). */
+  max_attempts: z.number().int().min(1).max(10).optional(),
   /** No new attempt on this model starts later than this after its first one. */
   budget_ms: z.number().int().positive().default(30_000),
   initial_backoff_ms: z.number().int().nonnegative().default(200),

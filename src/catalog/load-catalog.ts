@@ -126,7 +126,7 @@ function toModel(entry: ModelEntry, deployments: readonly Deployment[], defaultC
     upstream: first.upstream,
     deployments,
     fallbacks: entry.fallbacks,
-    retry: retryRulesOf(entry.retry),
+    retry: retryRulesOf(entry.retry, deployments.length),
     category: entry.category,
     maxOutputTokens: entry.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     contextLength: entry.context_length,

@@ -30,7 +30,7 @@ describe('catalog: deployments and fallbacks', () => {
       { id: 'openai/gpt-4o-mini#0', provider: 'openai', upstream: 'gpt-4o-mini', weight: 1, priceKey: 'openai/gpt-4o-mini' },
     ]);
     expect(model.fallbacks).to.deep.equal([]);
-    expect(model.retry).to.deep.equal({ maxAttempts: 3, budgetMs: 30_000, initialBackoffMs: 200, maxBackoffMs: 5_000, cooldownAfterFailures: 3, cooldownMs: 30_000 });
+    expect(model.retry, 'one attempt: a model written as before is not retried').to.deep.equal({ maxAttempts: 1, budgetMs: 30_000, initialBackoffMs: 200, maxBackoffMs: 5_000, cooldownAfterFailures: 3, cooldownMs: 30_000 });
   });
 
   it('reads deployments by weight, named or numbered, and prices one with rates of its own under its id', () => {
