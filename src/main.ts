@@ -154,7 +154,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       readiness,
       observers,
       routers: [
-        metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger, signIns }),
+        metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger, signIns, deploymentHealth: pipeline.deploymentHealth }),
         endpointRoutes(endpoints, logger),
         modelsRoute(pipeline),
         videoRoutes({ videoJobs, directory, clock }),
