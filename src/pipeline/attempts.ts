@@ -123,7 +123,7 @@ async function callOnce<Request extends EndpointRequest, Kind extends BodyKind>(
 }
 
 /** A deployment drawn by weight (the catalog's `weight`: 3 and 1 send three requests in four to the first). */
-function pickByWeight(pool: readonly PricedCandidate[], random: () => number): PricedCandidate | undefined {
+export function pickByWeight(pool: readonly PricedCandidate[], random: () => number): PricedCandidate | undefined {
   const total = pool.reduce((sum, { deployment }) => sum + deployment.weight, 0);
   let draw = random() * total;
   for (const candidate of pool) {
