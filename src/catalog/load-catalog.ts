@@ -78,7 +78,9 @@ export function parseCatalog(text: string, options: ParseCatalogOptions): Catalo
     const pricingProblem = checkPricing(entry.category, entry.pricing);
     if (pricingProblem) return fail(label, pricingProblem);
     if (entry.category === 'video' && !entry.video) return fail(label, 'a video model needs video: {seconds, sizes}');
-    if (entry.category === 'video' && entry.deployments && entry.deployments.length > 1) return fail(label, 'a video model has one deployment: its jobs are polled where they were submitted');
+    if (entry.category === 'video' && ((entry.deployments?.length ?? 1) > 1 || entry.fallbacks.length > 0)) {
+      return fail(label, 'a video model has one deployment and no fallbacks: a job is submitted once, and polled where it was submitted');
+    }
     const deployments = deploymentsOf(entry, {
       providers,
       label,

@@ -97,6 +97,15 @@ describe('catalog: deployments and fallbacks', () => {
 `)).to.equal('catalog test.yaml: model openai/gpt-4o-mini: fallbacks[0]: "openai/embed" is an embeddings model; a fallback of a text model must be a text model');
   });
 
+  it('refuses deployments and fallbacks on a video model: a job is submitted once', () => {
+    expect(loadError(`  - id: openai/sora
+    category: video
+    pricing: { per_video_second: "0.10" }
+    video: { seconds: [4], sizes: ["1280x720"] }
+    deployments: [{ provider: openai }, { provider: azure }]
+`)).to.equal('catalog test.yaml: models[0] (openai/sora): a video model has one deployment and no fallbacks: a job is submitted once, and polled where it was submitted');
+  });
+
   it('accepts a fallback of the same category, served elsewhere', () => {
     const catalog = load(`${MINI}    fallbacks: [anthropic/claude]
   - id: anthropic/claude

@@ -5,7 +5,7 @@ import { admitStep, RateLimitRefusal } from '../../../../src/pipeline/steps/admi
 import { estimateStep } from '../../../../src/pipeline/steps/estimate-step.js';
 import { parseStep } from '../../../../src/pipeline/steps/parse-step.js';
 import { ManualClock } from '../../../e2e/money-rules/money-rules-kit.js';
-import { bodyRead, NOW, testPrices, testCaller, testModel, resolvedModel } from '../../../support/pipeline-stages.js';
+import { bodyRead, NOW, testPrices, testCaller, resolvedModel } from '../../../support/pipeline-stages.js';
 
 describe('pipeline step: admit', () => {
   // chat with max_tokens 100: 11 input + 100 output = 111 tokens (estimate-step.test.ts works out the 11)

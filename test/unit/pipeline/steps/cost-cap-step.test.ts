@@ -9,7 +9,7 @@ import { costCapStep } from '../../../../src/pipeline/steps/cost-cap-step.js';
 import { estimateStep } from '../../../../src/pipeline/steps/estimate-step.js';
 import { parseStep } from '../../../../src/pipeline/steps/parse-step.js';
 import { MemoryConnection } from '../../../support/memory-connection.js';
-import { bodyRead, NOW, testCaller, testModel, resolvedModel, testPrices } from '../../../support/pipeline-stages.js';
+import { bodyRead, NOW, testCaller, resolvedModel, testPrices } from '../../../support/pipeline-stages.js';
 
 /**
  * The cost cap step on estimated requests. Amounts from the test catalog, in n$: openai/gpt-4o-mini costs

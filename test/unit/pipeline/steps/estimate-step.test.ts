@@ -3,7 +3,7 @@ import { imagesEndpoint } from '../../../../src/endpoints/images/images-endpoint
 import { chatEndpoint } from '../../../../src/endpoints/text/text-endpoints.js';
 import { estimateStep } from '../../../../src/pipeline/steps/estimate-step.js';
 import { parseStep } from '../../../../src/pipeline/steps/parse-step.js';
-import { bodyRead, NOW, testPrices, testModel, resolvedModel } from '../../../support/pipeline-stages.js';
+import { bodyRead, NOW, testPrices, resolvedModel } from '../../../support/pipeline-stages.js';
 
 describe('pipeline step: estimate', () => {
   it("prices the endpoint's worst case: chat's n answers of the cap, the input once", async () => {

@@ -11,7 +11,7 @@ import { parseStep } from '../../../../src/pipeline/steps/parse-step.js';
 import { serveStep } from '../../../../src/pipeline/steps/serve-step.js';
 import { MemoryConnection } from '../../../support/memory-connection.js';
 import { ScriptedProvider } from '../../../support/scripted-provider.js';
-import { bodyRead, NOW, testPrices, testCaller, testModel, resolvedModel } from '../../../support/pipeline-stages.js';
+import { bodyRead, NOW, testPrices, testCaller, resolvedModel } from '../../../support/pipeline-stages.js';
 
 const headers = { contentType: 'application/json', retryAfter: undefined, requestId: undefined };
 const completion = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } };
