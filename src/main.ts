@@ -158,7 +158,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         endpointRoutes(endpoints, logger),
         modelsRoute(pipeline),
         videoRoutes({ videoJobs, directory, clock }),
-        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, prices, clock, readModels: database.kysely, store, signIns }),
+        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, prices, clock, readModels: database.kysely, store, signIns, deploymentHealth: pipeline.deploymentHealth }),
         auditRoutes({ adminToken: admin.token, commands, clock, store, readModels: database.kysely }),
         projectionRoutes({ adminToken: admin.token, database, store }),
         consoleRoutes({ adminToken: admin.token, clock, signIns })],

@@ -68,6 +68,14 @@ describe('deployments: streams and cooldowns', function () {
     expect(world.west.requests).to.have.length(2);
     expect(await cooling(east), 'in cooldown after 2 failures in a row').to.equal(1);
     expect(await metric(world.gateway, 'gateway_deployment_cooldowns_total', east)).to.equal(1);
+    // the console's deployment health reads the same
+    const health = async () => ((await world.admin.ok('GET', '/deployments')).data as Array<Record<string, unknown>>).filter((row) => row.model === 'east/cooling');
+    const during = await health();
+    expect(during.map(({ id, weight, answered, failed, cooldowns, cooling_down }) => ({ id, weight, answered, failed, cooldowns, cooling_down }))).to.deep.equal([
+      { id: 'east/cooling#east', weight: 1_000_000, answered: 0, failed: 2, cooldowns: 1, cooling_down: true },
+      { id: 'east/cooling#west', weight: 1, answered: 2, failed: 0, cooldowns: 0, cooling_down: false },
+    ]);
+    expect(Date.parse(during[0]!.cooling_until as string)).to.be.greaterThan(Date.now());
 
     // while it cools down, east is skipped: west answers at the first attempt
     await client.chat.completions.create(hello('east/cooling'));
@@ -80,6 +88,7 @@ describe('deployments: streams and cooldowns', function () {
     expect(world.east.requests).to.have.length(3);
     expect(world.west.requests).to.have.length(3);
     expect(await cooling(east)).to.equal(0);
+    expect((await health())[0]).to.deep.include({ answered: 1, failed: 2, cooling_down: false, cooling_until: null });
 
     const settles = await accountEvents(world.gateway, orgId, 'ReservationSettled');
     expect(settles.map((event) => [(event.data as { deployment: string }).deployment, (event.data as { attempts: number }).attempts])).to.deep.equal([
