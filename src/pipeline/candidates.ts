@@ -93,13 +93,15 @@ export function dearestWorstCase(priced: readonly PricedCandidate[], worstCase?:
 }
 
 /**
- * How long a request may take with its attempts: per candidate model, its retry budget (no attempt starts
- * after it) and then the slowest of its deployments' timeouts.
+ * How long a request may take with its attempts: per candidate model, the slowest of its deployments'
+ * timeouts, after its retry budget when it may make more than one attempt (no attempt starts after it).
+ * A model of one attempt and no fallbacks keeps the deadline it always had: its provider's timeout.
  */
 export function servingWindowMs(priced: readonly PricedCandidate[]): number {
   const byModel = new Map<string, number>();
   for (const { model, deployment } of priced) {
-    byModel.set(model.id, Math.max(byModel.get(model.id) ?? 0, model.retry.budgetMs + deployment.provider.timeoutMs));
+    const budget = model.retry.maxAttempts > 1 ? model.retry.budgetMs : 0;
+    byModel.set(model.id, Math.max(byModel.get(model.id) ?? 0, budget + deployment.provider.timeoutMs));
   }
   return [...byModel.values()].reduce((sum, ms) => sum + ms, 0);
 }
