@@ -3,7 +3,8 @@
  * same fake provider (DESIGN.md section 10). Not a test. For each target, non-streaming chat with billing on:
  * - throughput at 64 connections (autocannon), and the CPU time a request (user + system, from /proc) of the
  *   target's own processes, of the Postgres backends of its database and of the benchmark's private Redis;
- * - latency at a fixed 500 requests/s, and streaming time to first byte at 100 requests/s (lib/paced-load.ts);
+ * - latency at a fixed 500 requests/s, and streaming time to first byte at 100 requests/s (lib/paced-load.ts),
+ *   from a provider whose first byte takes BENCH_PROVIDER_FIRST_BYTE_MS (default 20; a fast real model);
  * - the peak RSS of the target's process;
  * - with the embedded target, afterwards: the RSS of an idle embedded gateway after a first start and after a
  *   restart (lib/idle-embedded-memory.ts; about 70 s).
@@ -39,7 +40,7 @@ import { join } from 'node:path';
 import { randomBase62 } from '../../src/ids/random-id.js';
 import { freePort } from '../free-port.js';
 import { withBenchDatabase } from './lib/bench-database.js';
-import { buildGateway, createBenchKey, PROJECTION_WORKER_ENTRY, startGateway, startProcess, stop, verifyBalances, type Running } from './lib/bench-processes.js';
+import { buildGateway, createBenchKey, DELAYED_BENCH_MODEL, PROJECTION_WORKER_ENTRY, startGateway, startProcess, stop, verifyBalances, type Running } from './lib/bench-processes.js';
 import { startBenchRedis } from './lib/bench-redis.js';
 import { printBalances, printReport, writeReport, type TargetResult } from './lib/bench-report.js';
 import { describeIdleMemory, measureIdleEmbedded, type IdleMemory } from './lib/idle-embedded-memory.js';
@@ -60,7 +61,9 @@ const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 500);
 const STREAM_RATE = Number(process.env.BENCH_STREAM_RATE ?? 100);
 const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 5);
 const ADMIN_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const STREAM_BODY = JSON.stringify({ ...(JSON.parse(BODY) as object), stream: true });
+/** The latency loads ask for the model the fake provider answers PROVIDER_FIRST_BYTE_MS late. */
+const PACED_BODY = JSON.stringify({ ...(JSON.parse(BODY) as object), model: DELAYED_BENCH_MODEL });
+const STREAM_BODY = JSON.stringify({ ...(JSON.parse(PACED_BODY) as object), stream: true });
 const PROFILE = Boolean(process.env.BENCH_PROFILE);
 const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 5);
 
@@ -169,6 +172,7 @@ try {
 
     const settings: MeasureSettings = {
       body: BODY,
+      pacedBody: PACED_BODY,
       streamBody: STREAM_BODY,
       connections: CONNECTIONS,
       seconds: SECONDS,

@@ -22,6 +22,7 @@
  *   openai.requests / openai.lastRequest        // method, path, headers, parsed body (JSON or multipart fields), connection, outcome
  *   openai.connectionsOpened                    // sockets accepted: keep-alive reuse keeps it low
  *   await openai.lastRequest!.outcome           // 'closed' when the client hung up before the answer ended
+ *   // a request for a model named `…-<n>ms` (say `gpt-4o-mini-20ms`) is answered n ms late, scripted or not
  *   openai.reset(); await openai.close();
  *
  * Answers are taken first in, first out by the model endpoints; with none queued the default answer is
@@ -109,6 +110,8 @@ export class FakeOpenAi extends FakeProviderServer {
 
   private async answerModelRequest(exchange: FakeExchange): Promise<void> {
     const { request, response, closed } = exchange;
+    // a model named `…-<n>ms` is a provider whose first byte takes n ms (the benchmark's latency loads)
+    if (!(await this.delay(firstByteDelayOfModel(request.body), closed))) return;
     if (this.fastPath && !faultNamedIn(request.rawBody) && this.answerFromCache(exchange)) return;
     const answer = this.answerFor(exchange);
     const body = request.body;
@@ -210,4 +213,10 @@ function buildCachedAnswer(path: string, body: unknown, stream: boolean): Cached
 
 export async function startFakeOpenAi(options: FakeProviderOptions = {}): Promise<FakeOpenAi> {
   return new FakeOpenAi(options).listen();
+}
+
+/** The first-byte delay a request's model name asks for: `gpt-4o-mini-20ms` → 20; 0 for any other name. */
+export function firstByteDelayOfModel(body: unknown): number {
+  const match = /-(\d{1,5})ms$/.exec(stringField(body, 'model') ?? '');
+  return match ? Number(match[1]) : 0;
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { EndedRequest, RequestObserver } from './request-context.js';
 
 const UNLOGGED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
-const RESERVATION_ENDS = { settle: 'settled', release: 'released', cut_off: 'cut_off', handed_off: 'handed_to_job' } as const;
+const RESERVATION_ENDS = { settle: 'settled', release: 'released', cut_off: 'cut_off', handed_off: 'handed_to_job', not_recorded: 'not_recorded' } as const;
 
 /**
  * One structured line per request when its answer ends (or the client leaves): request id, route, status,

@@ -5,7 +5,8 @@ import { createUsage, type Usage } from '../billing/usage.js';
 import { defineEvent, EventCatalogue, upcastFrom } from '../eventstore/event-catalogue.js';
 import { nanodollarsText } from '../eventstore/event-data.js';
 import type { EventToAppend } from '../eventstore/event-store.js';
-import { NOT_ANSWERED, type AccountEvent } from './account-events.js';
+import { accountStreamId, NOT_ANSWERED, type AccountEvent } from './account-events.js';
+import { deterministicUuid } from '../ids/deterministic-uuid.js';
 
 /**
  * The stored shapes of the account events; see account-events.ts for their meaning. The stored usage is
@@ -136,6 +137,17 @@ export function decodeAccountEvent(recorded: Parameters<typeof accountEventCatal
     return { type: event.type, data: { ...event.data, usage: createUsage(event.data.usage) } } as AccountEvent;
   }
   return { type: event.type, data: event.data } as AccountEvent;
+}
+
+/** Event ids derived from what the event is about make a retried append a no-op at the store. */
+export function accountEventEnvelope(orgId: string, event: AccountEvent, occurredAt: string, causedBy: string): EventToAppend {
+  const subject =
+    event.type === 'CreditsAdded'
+      ? event.data.idempotencyKey ?? `${causedBy}:${occurredAt}`
+      : event.type === 'AccessRulesChanged'
+        ? `${event.data.stream}:${event.data.revision}`
+        : event.data.reservationId;
+  return accountEventToAppend(event, { id: deterministicUuid(`${accountStreamId(orgId)}:${event.type}:${subject}`), occurredAt, causedBy });
 }
 
 /** The event as the log stores it: its data in the stored shape, of its definition's schema version. */

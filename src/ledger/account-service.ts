@@ -2,13 +2,12 @@ import type { Clock } from '../clock.js';
 import { isConnectionFailure } from '../errors/connection-failure.js';
 import { AppendCoalescer, appendsToManyStreams } from '../eventstore/append-coalescer.js';
 import { WrongExpectedRevisionError, type AppendResult, type EventStore, type EventToAppend, type ExpectedRevision, type ReadStreamOptions, type RecordedEvent } from '../eventstore/event-store.js';
-import { deterministicUuid } from '../ids/deterministic-uuid.js';
 import type { Logger } from '../logger.js';
 import { decideAccount, type AccountCommand } from './account-decider.js';
-import { accountEventToAppend, decodeAccountEvent } from './account-event-catalogue.js';
-import { accountStreamId, type AccountEvent } from './account-events.js';
+import { accountEventEnvelope, decodeAccountEvent } from './account-event-catalogue.js';
+import { accountStreamId } from './account-events.js';
 import type { AccountSnapshotStore } from './account-snapshot.js';
-import type { AccountOutcome, Accounts } from './accounts.js';
+import type { AccountOutcome, Accounts, EarlyOutcome } from './accounts.js';
 import { applyAccountEvent, availableOf, balanceOf, cloneAccountState, emptyAccountState, type AccountState } from './account-state.js';
 
 /**
@@ -33,11 +32,21 @@ const CATCH_UP_PAGE = 5_000;
  */
 export const CONTENDED_BATCHES = 32;
 
+/**
+ * A decision is told early (`executeEarly`) only when it will stand: made under the stream lock, or
+ * optimistically on an account whose last this many optimistic batches all committed. A batch that loses
+ * a race is decided again, and an early reserve decided again as a refusal would have had its provider
+ * call started for nothing; with two instances deciding on one account, the first batches race.
+ */
+export const QUIET_BEFORE_EARLY = 16;
+
 interface Pending {
   readonly command: AccountCommand;
   readonly causedBy: string;
   resolve(outcome: AccountOutcome): void;
   reject(error: unknown): void;
+  /** Told the command's outcome as soon as it is decided, before its events commit (`executeEarly`); once. */
+  decided?: ((outcome: AccountOutcome) => void) | undefined;
 }
 
 interface Account {
@@ -46,6 +55,8 @@ interface Account {
   eventsSinceSnapshot: number;
   /** Batches left that take the stream lock at once (see CONTENDED_BATCHES); 0 while no one else appends. */
   contended: number;
+  /** Optimistic batches committed in a row without a lost race (see QUIET_BEFORE_EARLY). */
+  quietBatches: number;
   readonly queue: Pending[];
   flushing: boolean;
 }
@@ -70,6 +81,8 @@ export interface AccountServiceOptions {
   readonly snapshotEvery?: number;
   /** Attempts of one batch before giving up under conflicts (default 20). */
   readonly maxAttempts?: number;
+  /** Conflict-free optimistic batches in a row before decisions are told early (default QUIET_BEFORE_EARLY). */
+  readonly quietBeforeEarly?: number;
 }
 
 export class AccountService implements Accounts {
@@ -77,6 +90,7 @@ export class AccountService implements Accounts {
   private readonly maxBatch: number;
   private readonly snapshotEvery: number;
   private readonly maxAttempts: number;
+  private readonly quietBeforeEarly: number;
   /** The optimistic appends: through the store's group commit across streams where it has one. */
   private readonly appendOptimistically: (streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }) => Promise<AppendResult>;
 
@@ -84,6 +98,7 @@ export class AccountService implements Accounts {
     this.maxBatch = options.maxBatch ?? 200;
     this.snapshotEvery = options.snapshotEvery ?? 1_000;
     this.maxAttempts = options.maxAttempts ?? 20;
+    this.quietBeforeEarly = options.quietBeforeEarly ?? QUIET_BEFORE_EARLY;
     const { store } = options;
     if (appendsToManyStreams(store)) {
       const coalescer = new AppendCoalescer(store);
@@ -93,10 +108,27 @@ export class AccountService implements Accounts {
     }
   }
 
-  async execute(orgId: string, command: AccountCommand, causedBy: string): Promise<AccountOutcome> {
+  execute(orgId: string, command: AccountCommand, causedBy: string): Promise<AccountOutcome> {
+    return this.enqueue(orgId, command, causedBy, undefined);
+  }
+
+  /**
+   * The command's outcome as soon as it is decided, and the same once its events are durable (see
+   * `Accounts.executeEarly`). The early outcome may differ from the durable one only when the append lost
+   * a race: the batch is then decided again on the stream's tail, and `durable` says what was recorded.
+   */
+  executeEarly(orgId: string, command: AccountCommand, causedBy: string): Promise<EarlyOutcome> {
+    return new Promise<EarlyOutcome>((resolveEarly, rejectEarly) => {
+      const durable: Promise<AccountOutcome> = this.enqueue(orgId, command, causedBy, (decided) => resolveEarly({ decided, durable }));
+      // failed before it was decided (the account could not be loaded): `durable` has no other reader
+      durable.then((outcome) => resolveEarly({ decided: outcome, durable }), rejectEarly);
+    });
+  }
+
+  private async enqueue(orgId: string, command: AccountCommand, causedBy: string, decided: Pending['decided']): Promise<AccountOutcome> {
     const account = await this.account(orgId);
     return new Promise<AccountOutcome>((resolve, reject) => {
-      account.queue.push({ command, causedBy, resolve, reject });
+      account.queue.push({ command, causedBy, resolve, reject, decided });
       if (!account.flushing) {
         account.flushing = true;
         // Let the requests of this turn of the event loop join the batch.
@@ -142,6 +174,7 @@ export class AccountService implements Accounts {
       revision: snapshot?.revision ?? 'no_stream',
       eventsSinceSnapshot: 0,
       contended: 0,
+      quietBatches: 0,
       queue: [],
       flushing: false,
     };
@@ -214,9 +247,10 @@ export class AccountService implements Accounts {
           ? await locked(streamId, async (stream) => {
               const othersEvents = await this.catchUp(orgId, account, (options) => stream.read(options));
               account.contended = othersEvents > 0 ? CONTENDED_BATCHES : Math.max(0, account.contended - 1);
-              return this.decideAndAppend(orgId, account, batch, (events, options) => stream.append(events, options));
+              return this.decideAndAppend(orgId, account, batch, (events, options) => stream.append(events, options), true);
             })
-          : await this.decideAndAppend(orgId, account, batch, (events, options) => this.appendOptimistically(streamId, events, options));
+          : await this.decideAndAppend(orgId, account, batch, (events, options) => this.appendOptimistically(streamId, events, options), account.quietBatches >= this.quietBeforeEarly);
+        if (!locked) account.quietBatches++;
         if (result) {
           account.state = decided.working;
           account.revision = result.nextExpectedRevision;
@@ -227,6 +261,7 @@ export class AccountService implements Accounts {
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError) || attempt >= this.maxAttempts) throw error;
         account.contended = CONTENDED_BATCHES;
+        account.quietBatches = 0;
         // Another instance appended: learn what it did (under the lock, the next attempt reads it itself).
         if (!store.withStreamLock) await this.catchUp(orgId, account);
       }
@@ -239,6 +274,7 @@ export class AccountService implements Accounts {
     account: Account,
     batch: readonly Pending[],
     append: (events: readonly EventToAppend[], options: { expectedRevision: bigint | 'no_stream' }) => Promise<AppendResult>,
+    tellEarly: boolean,
   ): Promise<{ decided: DecidedBatch; result: AppendResult | undefined }> {
     const now = this.options.clock.now();
     const occurredAt = now.toISOString();
@@ -250,13 +286,18 @@ export class AccountService implements Accounts {
       if ('events' in decision) {
         for (const event of decision.events) {
           applyAccountEvent(working, event, occurredAt);
-          toAppend.push(envelope(orgId, event, occurredAt, pending.causedBy));
+          toAppend.push(accountEventEnvelope(orgId, event, occurredAt, pending.causedBy));
         }
       }
       outcomes.push({ decision, balance: balanceOf(working), reserved: working.reserved });
     }
     const decided = { working, outcomes, events: toAppend.length };
     if (toAppend.length === 0) return { decided, result: undefined };
+    // the callers that asked may act on a decision that will stand while it commits (they gate what they show on `durable`)
+    if (tellEarly) batch.forEach((pending, index) => {
+      pending.decided?.(outcomes[index]!);
+      pending.decided = undefined;
+    });
     return { decided, result: await append(toAppend, { expectedRevision: account.revision }) };
   }
 
@@ -278,15 +319,4 @@ function closesUnknownReservation(state: AccountState, command: AccountCommand):
     default:
       return false;
   }
-}
-
-/** Event ids derived from what the event is about make a retried append a no-op at the store. */
-function envelope(orgId: string, event: AccountEvent, occurredAt: string, causedBy: string): EventToAppend {
-  const subject =
-    event.type === 'CreditsAdded'
-      ? event.data.idempotencyKey ?? `${causedBy}:${occurredAt}`
-      : event.type === 'AccessRulesChanged'
-        ? `${event.data.stream}:${event.data.revision}`
-        : event.data.reservationId;
-  return accountEventToAppend(event, { id: deterministicUuid(`${accountStreamId(orgId)}:${event.type}:${subject}`), occurredAt, causedBy });
 }

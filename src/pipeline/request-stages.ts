@@ -72,19 +72,30 @@ export interface Reservation {
   readonly amount: bigint;
   /** The caller as of the reserve (a stale-access retry may have refreshed it). */
   readonly caller: Caller;
+  /**
+   * Settles when the reservation's event is durable; rejects when it could not be recorded (the store
+   * failed, or a lost race decided it again as a refusal). The provider call may run meanwhile; nothing
+   * reaches the client before it settles (serve step).
+   */
+  readonly recorded: Promise<void>;
 }
 
 export interface Reserved<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = BodyKind> extends Admitted<Request, Kind> {
   readonly reservation: Reservation;
 }
 
-/** How a request's reservation ends: settled for its usage, released in full, cut off (key revoked) for what arrived, or handed to a job. */
+/** How a request's reservation ends: settled for its usage, released in full, cut off (key revoked) for what arrived, handed to a job, or never recorded. */
 export type Closing =
   | { readonly kind: 'settle'; readonly usage: Usage }
   | { readonly kind: 'release'; readonly reason: ReleaseReason }
   | { readonly kind: 'cut_off'; readonly usage: Usage }
   /** Left open for the job the request started, which settles or releases it later (a video job). */
-  | { readonly kind: 'handed_off' };
+  | { readonly kind: 'handed_off' }
+  /**
+   * The reservation's event could not be recorded (the provider call, started meanwhile, was aborted):
+   * nothing to close. An append whose commit is uncertain is expired at its deadline by the sweeper.
+   */
+  | { readonly kind: 'not_recorded' };
 
 /** How the exchange with the provider ended: what the reservation becomes, and the error the client gets, if any. */
 export interface ExchangeOutcome {

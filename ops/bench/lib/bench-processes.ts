@@ -74,13 +74,24 @@ export function buildGateway(): void {
   if (built.status !== 0) throw new Error(`npm run build failed (exit ${built.status})`);
 }
 
-/** Starts the compiled gateway with a one-model catalog on the fake provider; `env` picks the mode. */
+/** The model of the throughput loads: the fake provider answers it at once. */
+export const BENCH_MODEL = 'openai/gpt-4o-mini';
+/** How late the fake provider's first byte comes in the latency loads (BENCH_PROVIDER_FIRST_BYTE_MS, default 20): a fast real model. */
+export const PROVIDER_FIRST_BYTE_MS = Number(process.env.BENCH_PROVIDER_FIRST_BYTE_MS ?? 20);
+/** The model of the latency loads: its name asks the fake provider for that first-byte delay (`…-20ms`). */
+export const DELAYED_BENCH_MODEL = PROVIDER_FIRST_BYTE_MS > 0 ? `${BENCH_MODEL}-${PROVIDER_FIRST_BYTE_MS}ms` : `${BENCH_MODEL}-0ms`;
+
+/** Starts the compiled gateway with a catalog of the bench models on the fake provider on the fake provider; `env` picks the mode. */
 export async function startGateway(env: Record<string, string>, settings: GatewaySettings): Promise<Running> {
   mkdirSync(settings.directory, { recursive: true });
   const catalog = join(settings.directory, 'catalog.yaml');
   writeFileSync(
     catalog,
-    `providers:\n  openai: { kind: openai, base_url: "${settings.fakeUrl}" }\nmodels:\n  - id: openai/gpt-4o-mini\n    category: text\n    max_output_tokens: 16384\n    pricing: { input_per_mtok: "0.15", output_per_mtok: "0.60" }\n`,
+    `providers:\n  openai: { kind: openai, base_url: "${settings.fakeUrl}" }\nmodels:\n` +
+      // the same model, and one the fake answers PROVIDER_FIRST_BYTE_MS late (the latency loads)
+      [BENCH_MODEL, DELAYED_BENCH_MODEL]
+        .map((id) => `  - id: ${id}\n    category: text\n    max_output_tokens: 16384\n    pricing: { input_per_mtok: "0.15", output_per_mtok: "0.60" }\n`)
+        .join(''),
   );
   const port = await freePort();
   const running = await startProcess(

@@ -1,3 +1,4 @@
+import { PROVIDER_FIRST_BYTE_MS } from './bench-processes.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IdleMemory } from './idle-embedded-memory.js';
@@ -97,7 +98,9 @@ export function printReport(
   const { connections, seconds } = settings;
   const pacedRate = floor.paced.ratePerSecond;
   console.log(`\nnon-streaming chat completions, billing on, one run, the same fake provider; ${connections} connections for ${seconds} s (throughput, CPU),`);
-  console.log(`then ${pacedRate} requests/s (latency) and ${floor.streaming.ratePerSecond} streaming requests/s (time to first byte)\n`);
+  console.log(
+    `then ${pacedRate} requests/s (latency) and ${floor.streaming.ratePerSecond} streaming requests/s (time to first byte), from a provider whose first byte takes ${PROVIDER_FIRST_BYTE_MS} ms\n`,
+  );
   console.log(
     '| target | req/s | × proxy | CPU µs/req, own | × proxy | CPU µs/req, Postgres | CPU µs/req, Redis | PG+Redis × proxy | ' +
       `p50 ms @${pacedRate}/s | added | p99 ms @${pacedRate}/s | added | stream TTFB p50 ms | added | RSS MB under load | peak RSS MB | CPU µs/req, machine | errors |`,

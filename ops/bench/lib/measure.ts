@@ -25,7 +25,10 @@ export interface Target {
 }
 
 export interface MeasureSettings {
+  /** The throughput load's request (the fake provider answers at once). */
   readonly body: string;
+  /** The latency loads' requests (a model the fake provider answers late: BENCH_PROVIDER_FIRST_BYTE_MS). */
+  readonly pacedBody: string;
   readonly streamBody: string;
   readonly connections: number;
   readonly seconds: number;
@@ -132,7 +135,7 @@ export async function underLoad(target: Target, settings: MeasureSettings, warmU
 export async function measure(target: Target, settings: MeasureSettings): Promise<TargetResult> {
   const { load, cpu, appendsPerRequest, conflictsPerRequest, loadedRss } = await underLoad(target, settings, settings.warmUpSeconds);
   const paced = { entries: target.entries, path: target.path, seconds: settings.pacedSeconds };
-  const latency = await pacedLoad({ ...paced, body: settings.body, ratePerSecond: settings.pacedRate });
+  const latency = await pacedLoad({ ...paced, body: settings.pacedBody, ratePerSecond: settings.pacedRate });
   const streaming = await pacedLoad({ ...paced, body: settings.streamBody, ratePerSecond: settings.streamRate, firstByte: true });
   return {
     name: target.name,

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../../logger.js';
 import type { AccountCommand } from '../account-decider.js';
 import type { AccountService } from '../account-service.js';
-import type { AccountOutcome, Accounts } from '../accounts.js';
+import type { AccountOutcome, Accounts, EarlyOutcome } from '../accounts.js';
 import { AccountLeases } from './account-leases.js';
 import { AccountLinkClient, AccountLinkError } from './account-link-client.js';
 import { AccountLinkServer } from './account-link-server.js';
@@ -127,6 +127,20 @@ export class OwnedAccounts implements Accounts {
       }
     }
     return this.runHere(orgId, command, causedBy);
+  }
+
+  /**
+   * Early only where this instance owns the account (or no one does): a command sent to the owner over
+   * the link answers once the owner has committed it, so its early outcome is the durable one.
+   */
+  async executeEarly(orgId: string, command: AccountCommand, causedBy: string): Promise<EarlyOutcome> {
+    const route = isForwarded(command) && !this.closing ? this.currentRoute(orgId) : undefined;
+    if (route?.kind === 'self') {
+      this.observe('owner');
+      return this.local.executeEarly(orgId, command, causedBy);
+    }
+    const outcome = await this.execute(orgId, command, causedBy);
+    return { decided: outcome, durable: Promise.resolve(outcome) };
   }
 
   private runHere(orgId: string, command: ForwardedCommand, causedBy: string): Promise<AccountOutcome> {

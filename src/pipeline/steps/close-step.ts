@@ -25,6 +25,11 @@ export async function closeStep<Request extends EndpointRequest, Kind extends Bo
   const { price, reservation, outcome, masking } = stage;
   // a job closes its own reservation; the admission keeps counting the request's estimate
   if (outcome.closing.kind === 'handed_off') return { ...stage, cost: 0n };
+  // no reservation was recorded, so none is closed; nothing was served, so the admission is given back
+  if (outcome.closing.kind === 'not_recorded') {
+    correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, 0);
+    return { ...stage, cost: 0n };
+  }
   const closing = masking === 'applied' && outcome.closing.kind !== 'release' ? { ...outcome.closing, usage: withPiiMasking(outcome.closing.usage) } : outcome.closing;
   // charged at the price of the model and deployment that answered (the requested one's when no other did)
   const answered = outcome.answered && answeredCharge(outcome.answered);
@@ -60,7 +65,7 @@ export async function closeOnAccount(
   accounts: Accounts,
   pricing: Pricing,
   reservation: Reservation,
-  closing: Exclude<Closing, { kind: 'handed_off' }>,
+  closing: Exclude<Closing, { kind: 'handed_off' } | { kind: 'not_recorded' }>,
   logger: Logger,
   answered?: AnsweredCharge,
 ): Promise<Nanodollars> {

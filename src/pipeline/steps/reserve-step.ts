@@ -72,7 +72,7 @@ export async function reserveFunds(accounts: Accounts, directory: AccessDirector
     const teamId = employee?.teamId ?? null;
     const owner: SpendOwner = { keyId: key.keyId, employeeId: key.employeeId, teamId, spaceId: caller.spaceId };
     const streams = directory.accessStreamsOf(key);
-    const outcome = await accounts.execute(
+    const { decided, durable } = await accounts.executeEarly(
       organization.orgId,
       {
         type: 'ReserveFunds',
@@ -91,22 +91,35 @@ export async function reserveFunds(accounts: Accounts, directory: AccessDirector
       },
       input.requestId,
     );
-    const { decision } = outcome;
-    if ('events' in decision) return { orgId: organization.orgId, reservationId: input.requestId, owner, amount: input.amount, caller };
-    if ('rejection' in decision) {
-      const refusal = decision.rejection;
-      // the only 429 the account gives: told apart from the per-minute limits in the metrics
-      if (refusal.code === 'rate_limit_exceeded') throw new RateLimitRefusal('concurrency', refusal.message, refusal.retryAfterSeconds ?? 1);
-      if (refusal.status === 402 && input.capHint) {
-        throw new GatewayError(refusal.code, `${refusal.message} (this request reserves ${formatUsd(input.amount)} USD; ${input.capHint})`);
-      }
-      throw refusal;
+    if ('events' in decided.decision) {
+      // reserved in memory; the provider may be called while the event commits (the serve step waits for it)
+      const recorded = durable.then(({ decision }) => {
+        if (!('events' in decision)) throw 'rejection' in decision ? refusalOf(decision.rejection, input) : accessChanged();
+      });
+      recorded.catch(() => undefined); // read by the serve step; a reserve refused after all must not warn before it is
+      return { orgId: organization.orgId, reservationId: input.requestId, owner, amount: input.amount, caller, recorded };
     }
+    const { decision } = await durable;
+    if ('events' in decision) return { orgId: organization.orgId, reservationId: input.requestId, owner, amount: input.amount, caller, recorded: Promise.resolve() };
+    if ('rejection' in decision) throw refusalOf(decision.rejection, input);
     await directory.refresh(decision.stale.map(({ stream }) => stream));
     caller = reauthenticate(caller, directory, clock.now());
     if (!keyAllowsModel(caller.key, input.model.id)) throw new GatewayError('model_not_allowed');
   }
-  throw new GatewayError('service_unavailable', 'access rules kept changing during the request; retry it', { retryAfterSeconds: 1 });
+  throw accessChanged();
+}
+
+function accessChanged(): GatewayError {
+  return new GatewayError('service_unavailable', 'access rules kept changing during the request; retry it', { retryAfterSeconds: 1 });
+}
+
+/** The error a refused reserve answers: the only 429 the account gives is told apart in the metrics; a 402 says what was reserved. */
+function refusalOf(refusal: GatewayError, input: ReserveInput): Error {
+  if (refusal.code === 'rate_limit_exceeded') return new RateLimitRefusal('concurrency', refusal.message, refusal.retryAfterSeconds ?? 1);
+  if (refusal.status === 402 && input.capHint) {
+    return new GatewayError(refusal.code, `${refusal.message} (this request reserves ${formatUsd(input.amount)} USD; ${input.capHint})`);
+  }
+  return refusal;
 }
 
 function limitsFor(caller: Caller, model: CatalogModel): ReserveLimits {

@@ -24,6 +24,14 @@ class ProviderClock {
 }
 
 const CLIENT_GONE = 'client_disconnected';
+const NOT_RECORDED = 'reservation_not_recorded';
+
+/** The reservation's event could not be recorded: the provider call is aborted and the client gets what the store's failure says (a 503). */
+class ReservationNotRecorded extends Error {
+  constructor(readonly reason: unknown) {
+    super('the reservation could not be recorded', { cause: reason });
+  }
+}
 
 type Ending = Omit<ExchangeOutcome, 'providerMs'>;
 
@@ -66,7 +74,7 @@ export async function serveStep<Request extends EndpointRequest, Kind extends Bo
   const openStream = () => (stream = connection.openStream());
   let ending: Ending;
   try {
-    ending = await exchangeWithProvider(spec, exchange, stage.priced, deps.deploymentHealth, connection, openStream, providerClock);
+    ending = await exchangeWithProvider(spec, exchange, stage.priced, deps.deploymentHealth, connection, openStream, providerClock, () => recordedOrAbort(reservation.recorded, controller));
   } catch (error) {
     ending = failed(error, controller.signal);
   } finally {
@@ -85,15 +93,27 @@ async function exchangeWithProvider<Request extends EndpointRequest, Kind extend
   connection: ClientConnection,
   openStream: () => StreamReply,
   providerClock: ProviderClock,
+  recorded: () => Promise<void>,
 ): Promise<Ending> {
   if (spec.settles === 'by_job') {
-    // the job settles or releases the reservation; the request answers with the job's record at once
+    // the job settles or releases the reservation, so it starts only on a recorded one; the request answers with the job's record at once
+    await recorded();
     connection.sendJson(200, await spec.handOff(requested));
     return { closing: { kind: 'handed_off' } };
   }
-  // the deployments of the model and of its fallbacks, with retries (src/pipeline/attempts.ts); the
-  // exchange from here on is the answering attempt's: its model and price are the ones that answered
-  const { answer, exchange, answered } = await callWithAttempts(spec, requested, priced, health);
+  // The provider is called while the reservation's event commits (its first byte hides the commit), and
+  // nothing of its answer reaches the client before the reservation is recorded. The call is the
+  // deployments of the model and of its fallbacks, with retries (src/pipeline/attempts.ts); the exchange
+  // from here on is the answering attempt's: its model and price are the ones that answered.
+  const call = callWithAttempts(spec, requested, priced, health);
+  call.catch(() => undefined); // read below, once the reservation is recorded
+  try {
+    await recorded();
+  } catch (error) {
+    void call.then(({ answer }) => answer.type === 'stream' && answer.events.cancel(), () => undefined);
+    throw error;
+  }
+  const { answer, exchange, answered } = await call;
   if (answer.type === 'body') {
     providerClock.stop(); // the whole body has arrived
     if (answer.status >= 400) {
@@ -120,8 +140,20 @@ async function exchangeWithProvider<Request extends EndpointRequest, Kind extend
   return { closing: exchange.revoked() ? { kind: 'cut_off', usage } : { kind: 'settle', usage }, providerFailure: failureOfStream(answer.events.failure), answered };
 }
 
+/** Waits for the reservation to be recorded; when it cannot be, aborts the provider call. */
+async function recordedOrAbort(recorded: Promise<void>, controller: AbortController): Promise<void> {
+  try {
+    await recorded;
+  } catch (error) {
+    controller.abort(NOT_RECORDED);
+    throw new ReservationNotRecorded(error);
+  }
+}
+
 /** A failure before or while answering, with nothing received that could be charged. */
 function failed(error: unknown, signal: AbortSignal): Ending {
+  // nothing was reserved on record: nothing to close, and the client gets the reserve's own error (a 503, a 402)
+  if (error instanceof ReservationNotRecorded) return { closing: { kind: 'not_recorded' }, error: error.reason };
   if (signal.aborted && signal.reason === KEY_REVOKED) return { closing: { kind: 'cut_off', usage: createUsage() }, error: new GatewayError('key_revoked') };
   // the client has left: there is nobody to answer, and its leaving is not a fault of the gateway's
   if (signal.aborted) return { closing: { kind: 'release', reason: 'cancelled' } };

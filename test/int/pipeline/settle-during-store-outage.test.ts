@@ -51,7 +51,7 @@ describe('settle step while the event store is away (real Postgres behind a prox
       requestId,
     );
     expect(decision.decision).to.have.property('events');
-    return { orgId, reservationId: requestId, owner, amount: 61_650n, caller: undefined as unknown as Caller };
+    return { orgId, reservationId: requestId, owner, amount: 61_650n, caller: undefined as unknown as Caller, recorded: Promise.resolve() };
   }
 
   /** The account as a fresh reader of the log sees it. */

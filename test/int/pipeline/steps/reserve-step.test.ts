@@ -32,12 +32,14 @@ describe('pipeline step: reserve (real accounts on Postgres)', function () {
     const { orgId, secret } = await pipeline.customer(1_000_000n);
     const stage = await reserveStep(pipeline.deps, await admitted(secret, 'gen-reserveOk'));
     expect(stage.reservation).to.deep.include({ orgId, reservationId: 'gen-reserveOk', amount: 61_650n });
+    // the step answers once the reserve is decided; the account shows it once it is recorded
+    await stage.reservation.recorded;
     expect(await pipeline.core.accounts.balance(orgId)).to.deep.equal({ balance: 1_000_000n, reserved: 61_650n, available: 938_350n });
   });
 
   it('records which endpoint reserved, for the request log', async () => {
     const { orgId, secret } = await pipeline.customer(1_000_000n);
-    await reserveStep(pipeline.deps, await admitted(secret, 'gen-reserveEndpoint'));
+    await (await reserveStep(pipeline.deps, await admitted(secret, 'gen-reserveEndpoint'))).reservation.recorded;
     const [reserved] = (await pipeline.core.store.readStream(`account-${orgId}`)).filter((event) => event.type === 'FundsReserved');
     expect(reserved?.data).to.deep.include({ reservationId: 'gen-reserveEndpoint', endpoint: 'chat' });
   });

@@ -20,10 +20,10 @@ describe('pipeline step: serve', () => {
   let revoke: (key: KeyState) => void;
   const directory = { onKeyChange: (listener: (key: KeyState) => void) => ((revoke = listener), () => undefined) } as unknown as AccessDirectory;
 
-  async function reserved(connection: MemoryConnection): Promise<Reserved> {
+  async function reserved(connection: MemoryConnection, recorded: Promise<void> = Promise.resolve()): Promise<Reserved> {
     const parsed = parseStep(bodyRead(chatEndpoint, { model: 'openai/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }, testCaller(), connection));
     const estimated = await estimateStep({ prices: await testPrices(), clock: { now: () => NOW } }, { ...parsed, ...(await resolvedModel('openai/gpt-4o-mini')) });
-    const reservation = { orgId: 'org_step', reservationId: 'gen-step', owner: { keyId: 'key_step', employeeId: null, teamId: null, spaceId: null }, amount: estimated.amount, caller: estimated.caller };
+    const reservation = { orgId: 'org_step', reservationId: 'gen-step', owner: { keyId: 'key_step', employeeId: null, teamId: null, spaceId: null }, amount: estimated.amount, caller: estimated.caller, recorded };
     return { ...estimated, admittedTokens: 111, reservation };
   }
 
@@ -73,5 +73,40 @@ describe('pipeline step: serve', () => {
     const { outcome } = await serving;
     expect(outcome.closing).to.deep.equal({ kind: 'cut_off', usage: { version: 2 } });
     expect(outcome.error).to.have.property('code', 'key_revoked');
+  });
+
+  it('calls the provider while the reservation commits, and shows the client nothing before it is recorded', async () => {
+    const connection = new MemoryConnection();
+    let commit!: () => void;
+    const recorded = new Promise<void>((resolve) => (commit = resolve));
+    let called = false;
+    const providers = new ScriptedProvider(async () => {
+      called = true;
+      return { type: 'body', status: 200, headers, body: Buffer.from(JSON.stringify(completion)) };
+    });
+    const serving = serveStep({ providers, inFlight: new InFlightRequests(directory), deploymentHealth: new DeploymentHealth() }, await reserved(connection, recorded));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(called, 'the provider is called before the reservation is recorded').to.equal(true);
+    expect(connection.sent, 'nothing reaches the client before it is').to.deep.equal([]);
+    commit();
+    const { outcome } = await serving;
+    expect(outcome.closing).to.deep.include({ kind: 'settle' });
+    expect(connection.sent).to.have.length(1);
+  });
+
+  it('aborts the provider call when the reservation cannot be recorded: nothing to close, the client gets the store failure', async () => {
+    const connection = new MemoryConnection();
+    const outage = new GatewayError('service_unavailable', 'the event store is unavailable');
+    let fail!: (error: unknown) => void;
+    const recorded = new Promise<void>((_resolve, reject) => (fail = reject));
+    let abortedWith: unknown;
+    const providers = new ScriptedProvider((call) => new Promise((_resolve, reject) => call.signal!.addEventListener('abort', () => reject((abortedWith = call.signal!.reason)))));
+    const serving = serveStep({ providers, inFlight: new InFlightRequests(directory), deploymentHealth: new DeploymentHealth() }, await reserved(connection, recorded));
+    await new Promise((resolve) => setImmediate(resolve));
+    fail(outage);
+    const { outcome } = await serving;
+    expect(outcome).to.deep.include({ closing: { kind: 'not_recorded' }, error: outage });
+    expect(abortedWith, 'the provider call was aborted').to.equal('reservation_not_recorded');
+    expect(connection.sent).to.deep.equal([]);
   });
 });
