@@ -170,6 +170,29 @@ export interface ModelRecord {
 }
 
 /**
+ * A deployment of the catalog and its health as the instance that answers saw it (`GET /admin/v1/deployments`):
+ * the figures are this instance's since it started (cooldowns are kept per instance).
+ */
+export interface DeploymentRecord {
+  /** `<model id>#<id or index>`. */
+  id: string;
+  model: string;
+  provider: string;
+  upstream: string;
+  weight: number;
+  /** The price book entry it is charged at: its own id when it has its own rates, else the model's. */
+  priced_as: string;
+  answered: number;
+  failed: number;
+  retries: number;
+  fallbacks: number;
+  cooldowns: number;
+  cooling_down: boolean;
+  /** When its cooldown ends (ISO), while it cools down. */
+  cooling_until: string | null;
+}
+
+/**
  * What spend is grouped by; `day` and `price_version` (`<model>@v<n>`) only in the spend report and the
  * audit, the daily spend is per day already.
  */

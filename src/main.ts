@@ -31,6 +31,7 @@ import type { Accounts } from './ledger/accounts.js';
 import type { GatewayInstances } from './ledger/instances/gateway-instances.js';
 import type { ListHeldReservations } from './ledger/instances/orphaned-reservations.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { DeploymentHealth } from './pipeline/deployment-health.js';
 import { MeasuredEventStore } from './metrics/measured-event-store.js';
 import { metricsRoutes, requestMetrics } from './metrics/metrics-routes.js';
 import { InFlightRequests } from './pipeline/in-flight-requests.js';
@@ -141,6 +142,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const counters = { rateLimitSettleFailures: 0 };
     const pipeline = {
       catalog, prices, directory, accounts, rateLimiter: core.rateLimiter, providers, inFlight: new InFlightRequests(directory), clock, logger, counters,
+      deploymentHealth: new DeploymentHealth(),
       ...(core.instances ? { instanceId: core.instances.instanceId } : {}),
     };
     const endpoints = endpointHandlers(pipeline, videoJobs);
@@ -152,11 +154,11 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       readiness,
       observers,
       routers: [
-        metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger, signIns }),
+        metricsRoutes({ metrics, tokens: [admin.token, config.METRICS_TOKEN], database, store, projections, counters, logger, signIns, deploymentHealth: pipeline.deploymentHealth }),
         endpointRoutes(endpoints, logger),
         modelsRoute(pipeline),
         videoRoutes({ videoJobs, directory, clock }),
-        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, prices, clock, readModels: database.kysely, store, signIns }),
+        adminRoutes({ adminToken: admin.token, commands, accounts, catalog, prices, clock, readModels: database.kysely, store, signIns, deploymentHealth: pipeline.deploymentHealth }),
         auditRoutes({ adminToken: admin.token, commands, clock, store, readModels: database.kysely }),
         projectionRoutes({ adminToken: admin.token, database, store }),
         consoleRoutes({ adminToken: admin.token, clock, signIns })],

@@ -14,7 +14,7 @@ import { migrateToLatest, openPostgres } from '../../src/db/database.js';
 import { PostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store.js';
 import type { EventToAppend } from '../../src/eventstore/event-store.js';
 import { accountEventToAppend } from '../../src/ledger/account-event-catalogue.js';
-import type { AccountEvent } from '../../src/ledger/account-events.js';
+import { NOT_ANSWERED, type AccountEvent } from '../../src/ledger/account-events.js';
 import { withBenchDatabase } from './lib/bench-database.js';
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000);
@@ -45,7 +45,7 @@ await withBenchDatabase('audit', async (url) => {
           type: 'FundsReserved',
           data: { reservationId, endpoint: 'chat', keyId: 'key_bench', employeeId: null, teamId: null, spaceId: null, model: 'openai/gpt-4o-mini', category: 'text', amount: String(RESERVE), priceVersion: null, serviceTier: null, deadline: occurredAt, heldBy: null },
         };
-        const settled: AccountEvent = { type: 'ReservationSettled', data: { reservationId, cost: String(COST), usage: createUsage({ inputTokens: 30, outputTokens: 13 }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} };
+        const settled: AccountEvent = { type: 'ReservationSettled', data: { reservationId, cost: String(COST), usage: createUsage({ inputTokens: 30, outputTokens: 13 }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null, ...NOT_ANSWERED } };
         events.push(accountEventToAppend(reserved, envelope(reservationId)), accountEventToAppend(settled, envelope(reservationId)));
       }
       let revision: bigint | 'no_stream' = 'no_stream';

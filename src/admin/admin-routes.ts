@@ -16,7 +16,9 @@ import { adminAccess } from './admin-access.js';
 import { adminListRoutes } from './admin-list-routes.js';
 import { videoJobRoutes } from './video-job-routes.js';
 import { dailySpendRoutes } from './daily-spend.js';
+import type { DeploymentHealth } from '../pipeline/deployment-health.js';
 import { catalogModelsRoute } from './catalog-models-route.js';
+import { deploymentsRoute } from './deployments-route.js';
 import { requestLogRoutes } from './request-log-routes.js';
 import { overviewRoute } from './overview-route.js';
 import { spendControlRoutes } from './spend-control-routes.js';
@@ -53,6 +55,8 @@ export interface AdminDependencies {
   readonly store: EventStore;
   /** Counts and throttles wrong admin tokens per client address. */
   readonly signIns?: SignInThrottle;
+  /** The deployments' health on this instance (the deployments route). */
+  readonly deploymentHealth?: DeploymentHealth;
 }
 
 /**
@@ -93,6 +97,7 @@ export function adminRoutes(deps: AdminDependencies): Router {
   router.use(videoJobRoutes(deps));
   router.use(dailySpendRoutes(deps));
   router.use(catalogModelsRoute(deps));
+  router.use(deploymentsRoute(deps));
   router.use(requestLogRoutes(deps));
   router.use(overviewRoute(deps));
   router.use(spendControlRoutes(deps));

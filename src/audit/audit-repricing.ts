@@ -13,11 +13,14 @@ export interface ChargeToReprice {
   readonly costByKind: CostByKindStrings;
   readonly priceVersion: number | null;
   readonly serviceTier: string | null;
+  /** The price book entry the version is of (version 3 of the events); null: the reservation's model. */
+  readonly pricedAs?: string | null;
 }
 
 /**
  * `verify`'s re-pricing of one charge: its recorded usage priced again, by the one pricing function, at the
- * price version and tier it records (as the log's price events hold them). The cost, the masking fee and,
+ * price version and tier it records (as the log's price events hold them), of the model or deployment it
+ * names as priced (`pricedAs`), else of the reservation's model. The cost, the masking fee and,
  * where the charge was split, each kind must come out equal; each that does not is named. A charge
  * recorded before prices were versioned has no version to be priced at, and is counted apart.
  */
@@ -29,6 +32,8 @@ export function repriceCharge(
   charge: ChargeToReprice,
 ): void {
   const { reservationId, priceVersion, serviceTier } = charge;
+  // a request answered by a fallback, or by a deployment with rates of its own, is priced as it records
+  model = charge.pricedAs ?? model;
   if (priceVersion === null) {
     result.notVersioned++;
     return;

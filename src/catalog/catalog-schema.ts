@@ -60,6 +60,35 @@ export const pricingSchema = z.strictObject({
     .optional(),
 });
 
+/** A deployment's own name (`id:`), used in its deployment id `<model id>#<name>`. */
+const DEPLOYMENT_NAME = /^[a-z0-9][a-z0-9_.-]*$/i;
+
+/**
+ * One place a model is served (docs/operator-guide.md, "Deployments and fallbacks"): a provider of the
+ * catalog, the model name it is sent there, its share of the traffic, and its own rates where it costs
+ * differently from the model's.
+ */
+export const deploymentEntrySchema = z.strictObject({
+  id: z.string().regex(DEPLOYMENT_NAME, 'a deployment id is letters, digits, . _ -').optional(),
+  provider: z.string().min(1),
+  upstream: z.string().min(1).optional(),
+  weight: z.number().refine((weight) => weight > 0 && Number.isFinite(weight), 'a weight must be a number above zero').default(1),
+  pricing: pricingSchema.optional(),
+});
+
+/** How a model's calls are retried and when one of its deployments is left to cool down. */
+export const retryEntrySchema = z.strictObject({
+  /** Attempts on this model's deployments, the first included; default one per deployment (a model written as before is not retried). */
+  max_attempts: z.number().int().min(1).max(10).optional(),
+  /** No new attempt on this model starts later than this after its first one. */
+  budget_ms: z.number().int().positive().default(30_000),
+  initial_backoff_ms: z.number().int().nonnegative().default(200),
+  max_backoff_ms: z.number().int().nonnegative().default(5_000),
+  /** Consecutive failures of a deployment that put it in cooldown. */
+  cooldown_after_failures: z.number().int().positive().default(3),
+  cooldown_ms: z.number().int().positive().default(30_000),
+});
+
 export const modelEntrySchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9_.-]*\/[^\s]+$/i, 'must be <provider>/<model>'),
   upstream: z.string().min(1).optional(),
@@ -69,6 +98,11 @@ export const modelEntrySchema = z.strictObject({
   created: z.number().int().nonnegative().optional(),
   pricing: pricingSchema,
   capabilities: z.array(z.string().min(1)).default([]),
+  /** Where the model is served; absent: at the provider its id names, under `upstream`. */
+  deployments: z.array(deploymentEntrySchema).min(1, 'deployments lists no deployment').optional(),
+  /** Models tried, in order, when every deployment of this one has failed. */
+  fallbacks: z.array(z.string().min(1)).default([]),
+  retry: retryEntrySchema.default(retryEntrySchema.parse({})),
   drop_params: z.array(z.string().min(1)).default([]),
   video: z
     .strictObject({
@@ -91,6 +125,8 @@ export const catalogFileSchema = z.strictObject({
 
 export type ProviderEntry = z.infer<typeof providerEntrySchema>;
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
+export type DeploymentEntry = z.infer<typeof deploymentEntrySchema>;
+export type RetryEntry = z.infer<typeof retryEntrySchema>;
 export type PricingEntry = z.infer<typeof pricingSchema>;
 export type TierRatesEntry = z.infer<typeof tierRatesSchema>;
 

@@ -43,12 +43,47 @@ export interface VideoOptions {
   readonly aspectRatios: readonly string[];
 }
 
+/**
+ * One place a model is served: its provider, the name sent there, its share of the traffic and its price.
+ * A model written without `deployments:` has one, at the provider its id names.
+ */
+export interface Deployment {
+  /** `<model id>#<its id: or its index>`: the name in metrics, logs and settle events. */
+  readonly id: string;
+  readonly provider: Provider;
+  readonly upstream: string;
+  readonly weight: number;
+  /**
+   * The price book's entry the deployment is charged at: its own id when it has its own `pricing`
+   * (recorded as that id's price versions), the model's id otherwise.
+   */
+  readonly priceKey: string;
+  /** Its own rates, as written, when it has them (recorded in the price book under `priceKey`). */
+  readonly pricingUsd: PricingEntry | undefined;
+}
+
+/** How a model's calls are retried, and when a deployment is left to cool down (catalog `retry:`). */
+export interface RetryRules {
+  readonly maxAttempts: number;
+  readonly budgetMs: number;
+  readonly initialBackoffMs: number;
+  readonly maxBackoffMs: number;
+  readonly cooldownAfterFailures: number;
+  readonly cooldownMs: number;
+}
+
 export interface CatalogModel {
   /** `<provider>/<model>`, the name clients use. */
   readonly id: string;
+  /** The provider of its first deployment (of the one a request is sent to, in an attempt's view). */
   readonly provider: Provider;
-  /** The model name sent to the provider. */
+  /** The model name sent to the provider (of the first deployment, or the attempt's). */
   readonly upstream: string;
+  /** Where it is served: at least one. */
+  readonly deployments: readonly Deployment[];
+  /** Models tried in order when all its deployments failed (same category, checked at load). */
+  readonly fallbacks: readonly string[];
+  readonly retry: RetryRules;
   readonly category: ModelCategory;
   readonly maxOutputTokens: number;
   readonly contextLength: number | undefined;

@@ -16,8 +16,10 @@ import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   type Catalog,
   type CatalogModel,
+  type Deployment,
   type Provider,
 } from './catalog.js';
+import { checkFallbacks, deploymentsOf, retryRulesOf } from './catalog-deployments.js';
 import { pricingFromEntry } from './pricing.js';
 
 /** A catalog that must not be served; the message names the file and the entry at fault. */
@@ -72,21 +74,31 @@ export function parseCatalog(text: string, options: ParseCatalogOptions): Catalo
     const parsed = modelEntrySchema.safeParse(raw);
     if (!parsed.success) return fail(`${label}${suffix(issuePath(parsed.error))}`, parsed.error.issues[0]!.message);
     const entry = parsed.data;
-    const providerName = entry.id.slice(0, entry.id.indexOf('/'));
-    const provider = providers.get(providerName);
-    if (!provider) return fail(label, `provider "${providerName}" is not declared under providers`);
     if (models.has(entry.id)) return fail(label, `duplicate model id "${entry.id}"`);
     const pricingProblem = checkPricing(entry.category, entry.pricing);
     if (pricingProblem) return fail(label, pricingProblem);
     if (entry.category === 'video' && !entry.video) return fail(label, 'a video model needs video: {seconds, sizes}');
-    if (entry.category !== 'text' && TEXT_ONLY_KINDS.has(provider.kind)) {
-      return fail(label, `a ${entry.category} model cannot be served by provider "${providerName}": providers of kind ${provider.kind} offer text models only`);
+    if (entry.category === 'video' && ((entry.deployments?.length ?? 1) > 1 || entry.fallbacks.length > 0)) {
+      return fail(label, 'a video model has one deployment and no fallbacks: a job is submitted once, and polled where it was submitted');
+    }
+    const deployments = deploymentsOf(entry, {
+      providers,
+      label,
+      fail,
+      checkPricing,
+      piiMaskingFeeUsd: file.data.pii_masking_fee_usd,
+      textOnlyKinds: TEXT_ONLY_KINDS,
+    });
+    if (entry.category !== 'text' && !entry.deployments && TEXT_ONLY_KINDS.has(deployments[0]!.provider.kind)) {
+      const provider = deployments[0]!.provider;
+      return fail(label, `a ${entry.category} model cannot be served by provider "${provider.name}": providers of kind ${provider.kind} offer text models only`);
     }
     // masking is charged on text models only; each carries the fee, its own or the catalog's
     const pricing = entry.category === 'text' ? { ...entry.pricing, pii_masking_fee: entry.pricing.pii_masking_fee ?? file.data.pii_masking_fee_usd } : entry.pricing;
-    models.set(entry.id, toModel({ ...entry, pricing }, provider, defaultCreated));
+    models.set(entry.id, toModel({ ...entry, pricing }, deployments, defaultCreated));
     return undefined;
   });
+  checkFallbacks(models, fail);
 
   return { providers, models, source, loadedAt: new Date() };
 }
@@ -108,11 +120,15 @@ function toProvider(name: string, entry: ProviderEntry, env: NodeJS.ProcessEnv):
   };
 }
 
-function toModel(entry: ModelEntry, provider: Provider, defaultCreated: number): CatalogModel {
+function toModel(entry: ModelEntry, deployments: readonly Deployment[], defaultCreated: number): CatalogModel {
+  const first = deployments[0]!;
   return {
     id: entry.id,
-    provider,
-    upstream: entry.upstream ?? entry.id.slice(entry.id.indexOf('/') + 1),
+    provider: first.provider,
+    upstream: first.upstream,
+    deployments,
+    fallbacks: entry.fallbacks,
+    retry: retryRulesOf(entry.retry, deployments.length),
     category: entry.category,
     maxOutputTokens: entry.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     contextLength: entry.context_length,

@@ -34,6 +34,10 @@ function requestLine({ method, path, context, statusCode, completed, startedAt }
     line.spaceId = record.spaceId;
   }
   if (record.model !== undefined) line.model = record.model;
+  if (record.deployment !== undefined) {
+    line.deployment = record.deployment;
+    line.attempts = record.attempts;
+  }
   const closing = record.closing;
   if (closing !== undefined) {
     line.reservation = RESERVATION_ENDS[closing.kind];

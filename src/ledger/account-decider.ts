@@ -81,6 +81,17 @@ interface CloseCharge {
   readonly usage: Usage;
   readonly piiMaskingFee?: bigint;
   readonly costByKind?: CostByKind;
+  /** Who answered and the price `cost` was worked out at; absent: the reservation's model at its price. */
+  readonly answered?: AnsweredCharge;
+}
+
+/** The model and deployment that answered a request, the attempts it took, and the price it is charged at. */
+export interface AnsweredCharge {
+  readonly model: string;
+  readonly deployment: string;
+  readonly attempts: number;
+  /** The price book entry (`pricedAs`), its version and tier: the answering candidate's. */
+  readonly price: { readonly of: string; readonly version: number; readonly serviceTier: string | null };
 }
 
 /**
@@ -157,7 +168,7 @@ export function decideAccount(state: AccountState, command: AccountCommand, now:
   }
 }
 
-/** What a settle or a cut-off records: the charge, split by kind, at the reservation's price. */
+/** What a settle or a cut-off records: the charge, split by kind, at the answering candidate's price (the reservation's when none is named). */
 function closeCharge(command: CloseCharge, reservation: OpenReservation) {
   const costByKind = Object.fromEntries(Object.entries(command.costByKind ?? {}).map(([kind, amount]) => [kind, String(amount)]));
   return {
@@ -166,8 +177,12 @@ function closeCharge(command: CloseCharge, reservation: OpenReservation) {
     usage: command.usage,
     piiMaskingFee: String(command.piiMaskingFee ?? 0n),
     costByKind,
-    priceVersion: reservation.priceVersion,
-    serviceTier: reservation.serviceTier,
+    priceVersion: command.answered ? command.answered.price.version : reservation.priceVersion,
+    serviceTier: command.answered ? command.answered.price.serviceTier : reservation.serviceTier,
+    answeringModel: command.answered?.model ?? null,
+    deployment: command.answered?.deployment ?? null,
+    attempts: command.answered?.attempts ?? null,
+    pricedAs: command.answered?.price.of ?? null,
   };
 }
 

@@ -5,7 +5,7 @@ import { createUsage, type Usage } from '../billing/usage.js';
 import { defineEvent, EventCatalogue, upcastFrom } from '../eventstore/event-catalogue.js';
 import { nanodollarsText } from '../eventstore/event-data.js';
 import type { EventToAppend } from '../eventstore/event-store.js';
-import { accountStreamId, type AccountEvent } from './account-events.js';
+import { accountStreamId, NOT_ANSWERED, type AccountEvent } from './account-events.js';
 import { deterministicUuid } from '../ids/deterministic-uuid.js';
 
 /**
@@ -25,6 +25,10 @@ import { deterministicUuid } from '../ids/deterministic-uuid.js';
  * written before masking existed: its upcaster says no request was masked and no fee was charged. A reader
  * of version 1 refuses the new fields (its schema is strict), so every instance reading the log must run a
  * version that knows version 2 before one writes it.
+ * Version 3 of the same two events says who answered (deployments, retries and fallbacks): the answering
+ * model, its deployment, the attempts made, and the price book entry the price version is of
+ * (`pricedAs`); versions 1 and 2 read as answered by the reservation's model at its price, attempts
+ * unknown (all null), which is what they were.
  */
 const count = z.number().nonnegative().optional();
 const usageV1 = z.strictObject({
@@ -46,6 +50,18 @@ const priceApplied = {
 };
 const costByKind = z.partialRecord(z.enum(COST_KINDS), nanodollarsText).default({});
 const reservationId = z.string().min(1);
+/** Version 3: who answered; null in versions 1 and 2. */
+const answeredBy = {
+  answeringModel: z.string().min(1).nullable(),
+  deployment: z.string().min(1).nullable(),
+  attempts: z.number().int().positive().nullable(),
+  pricedAs: z.string().min(1).nullable(),
+};
+const settledV1 = z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1, overrun: nanodollarsText });
+const settledV2 = z.strictObject({ reservationId, cost: nanodollarsText, usage, overrun: nanodollarsText, piiMaskingFee: nanodollarsText, costByKind, ...priceApplied });
+const cutOffV1 = z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1 });
+const cutOffV2 = z.strictObject({ reservationId, cost: nanodollarsText, usage, piiMaskingFee: nanodollarsText, costByKind, ...priceApplied });
+const v1Charge = { piiMaskingFee: '0', costByKind: {}, priceVersion: null, serviceTier: null };
 const fundsReservedV1 = z.strictObject({
   reservationId,
   keyId: z.string(),
@@ -73,16 +89,11 @@ export const accountEventDefinitions = [
   }),
   defineEvent({
     type: 'ReservationSettled',
-    schemaVersion: 2,
-    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, overrun: nanodollarsText, piiMaskingFee: nanodollarsText, costByKind, ...priceApplied }),
+    schemaVersion: 3,
+    schema: settledV2.extend(answeredBy),
     upcasters: {
-      1: upcastFrom(z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1, overrun: nanodollarsText }), (v1) => ({
-        ...v1,
-        piiMaskingFee: '0',
-        costByKind: {},
-        priceVersion: null,
-        serviceTier: null,
-      })),
+      1: upcastFrom(settledV1, (v1) => ({ ...v1, ...v1Charge })),
+      2: upcastFrom(settledV2, (v2) => ({ ...v2, ...NOT_ANSWERED })),
     },
   }),
   defineEvent({
@@ -92,16 +103,11 @@ export const accountEventDefinitions = [
   }),
   defineEvent({
     type: 'ReservationCutOff',
-    schemaVersion: 2,
-    schema: z.strictObject({ reservationId, cost: nanodollarsText, usage, piiMaskingFee: nanodollarsText, costByKind, ...priceApplied }),
+    schemaVersion: 3,
+    schema: cutOffV2.extend(answeredBy),
     upcasters: {
-      1: upcastFrom(z.strictObject({ reservationId, cost: nanodollarsText, usage: usageV1 }), (v1) => ({
-        ...v1,
-        piiMaskingFee: '0',
-        costByKind: {},
-        priceVersion: null,
-        serviceTier: null,
-      })),
+      1: upcastFrom(cutOffV1, (v1) => ({ ...v1, ...v1Charge })),
+      2: upcastFrom(cutOffV2, (v2) => ({ ...v2, ...NOT_ANSWERED })),
     },
   }),
   defineEvent({

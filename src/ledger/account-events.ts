@@ -32,6 +32,23 @@ export interface PriceApplied {
   serviceTier: string | null;
 }
 
+/**
+ * Who answered a request (version 3 of the settle and cut-off events; null in older ones, and in money
+ * moved by tools with no provider call): the catalog model that answered (the requested one, or one of
+ * its fallbacks), the deployment it answered from, how many attempts the request made in all, and the
+ * price book entry its `priceVersion` is a version of (the answering model's id, or its deployment's id
+ * when that deployment has rates of its own). A null `pricedAs` is the reservation's model.
+ */
+export interface AnsweredBy {
+  answeringModel: string | null;
+  deployment: string | null;
+  attempts: number | null;
+  pricedAs: string | null;
+}
+
+/** Who answered, unsaid: events written before version 3, and money moved with no provider call. */
+export const NOT_ANSWERED: AnsweredBy = { answeringModel: null, deployment: null, attempts: null, pricedAs: null };
+
 /** A charge split by token kind (`input`, `cachedInput`, `cacheWrite`, `output`, `reasoning`, `audio`, `media`), without the masking fee. */
 export type CostByKindStrings = Partial<Record<CostKind, NanodollarString>>;
 
@@ -63,11 +80,12 @@ export interface FundsReserved {
 /**
  * `piiMaskingFee`: the part of `cost` that is the PII masking fee ('0' for a request not masked);
  * `costByKind`: the rest split by kind (empty when the charge was not split: recorded before, or by a
- * caller that priced no tokens); the price is the reservation's.
+ * caller that priced no tokens); the price is the one of the model and deployment that answered (the
+ * reservation's when no one else did), named by `pricedAs`.
  */
 export interface ReservationSettled {
   type: 'ReservationSettled';
-  data: PriceApplied & { reservationId: string; cost: NanodollarString; usage: Usage; overrun: NanodollarString; piiMaskingFee: NanodollarString; costByKind: CostByKindStrings };
+  data: PriceApplied & AnsweredBy & { reservationId: string; cost: NanodollarString; usage: Usage; overrun: NanodollarString; piiMaskingFee: NanodollarString; costByKind: CostByKindStrings };
 }
 
 export interface ReservationReleased {
@@ -78,7 +96,7 @@ export interface ReservationReleased {
 /** The key was revoked while the request ran: charged for what was received (spec 3 rule 5). */
 export interface ReservationCutOff {
   type: 'ReservationCutOff';
-  data: PriceApplied & { reservationId: string; cost: NanodollarString; usage: Usage; piiMaskingFee: NanodollarString; costByKind: CostByKindStrings };
+  data: PriceApplied & AnsweredBy & { reservationId: string; cost: NanodollarString; usage: Usage; piiMaskingFee: NanodollarString; costByKind: CostByKindStrings };
 }
 
 /**

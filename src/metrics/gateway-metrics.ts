@@ -135,6 +135,37 @@ export class GatewayMetrics {
     labelNames: ['route'] as const,
     registers: [this.registry],
   });
+  /** Per deployment of the catalog (a bounded set), synced at scrape time from the pipeline's DeploymentHealth. */
+  readonly deploymentAttempts = new Counter({
+    name: 'gateway_deployment_attempts_total',
+    help: 'Calls sent to each deployment, by how they ended: answered (an answer the gateway used, a 4xx included) or failed (429, 5xx, no answer)',
+    labelNames: ['model', 'deployment', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly deploymentRetries = new Counter({
+    name: 'gateway_deployment_retries_total',
+    help: "Calls to each deployment that were a request's second or later attempt",
+    labelNames: ['model', 'deployment'] as const,
+    registers: [this.registry],
+  });
+  readonly deploymentFallbacks = new Counter({
+    name: 'gateway_deployment_fallbacks_total',
+    help: "Calls to each deployment made as a fallback, after the requested model's deployments had all failed",
+    labelNames: ['model', 'deployment'] as const,
+    registers: [this.registry],
+  });
+  readonly deploymentCooldowns = new Counter({
+    name: 'gateway_deployment_cooldowns_total',
+    help: 'Times each deployment was put in cooldown after repeated failures (this instance)',
+    labelNames: ['model', 'deployment'] as const,
+    registers: [this.registry],
+  });
+  readonly deploymentCoolingDown = new Gauge({
+    name: 'gateway_deployment_cooling_down',
+    help: 'Whether each deployment is in cooldown on this instance now (1) or not (0)',
+    labelNames: ['model', 'deployment'] as const,
+    registers: [this.registry],
+  });
   readonly sourceErrors = new Counter({
     name: 'gateway_metrics_source_errors_total',
     help: 'Scrapes in which a source could not be read (its gauges kept their last value)',

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { EventStore } from '../eventstore/event-store.js';
 import type { Logger } from '../logger.js';
+import type { DeploymentHealth } from '../pipeline/deployment-health.js';
 import type { PipelineCounters } from '../pipeline/pipeline-dependencies.js';
 import { projectionStatuses } from '../../projections/projection-status.js';
 import type { Projection } from '../../projections/projection.js';
@@ -15,6 +16,8 @@ export interface MetricsSources {
   readonly projections: readonly Projection[];
   readonly counters: PipelineCounters;
   readonly logger: Logger;
+  /** The deployments' attempts, retries, fallbacks and cooldowns, as this instance saw them. */
+  readonly deploymentHealth?: DeploymentHealth;
 }
 
 /**
@@ -27,6 +30,7 @@ export interface MetricsSources {
  */
 export async function refreshScrapedMetrics(metrics: GatewayMetrics, sources: MetricsSources): Promise<void> {
   syncCounter(metrics.rateLimitSettleFailures, sources.counters.rateLimitSettleFailures);
+  if (sources.deploymentHealth) syncDeployments(metrics, sources.deploymentHealth);
   await Promise.all([
     readSource(metrics, sources.logger, 'reservations', () => refreshReservations(metrics, sources.database.kysely)),
     readSource(metrics, sources.logger, 'projections', () => refreshProjectionLag(metrics, sources)),
@@ -74,4 +78,20 @@ async function readSource(metrics: GatewayMetrics, logger: Logger, source: strin
 function syncCounter(counter: GatewayMetrics['rateLimitSettleFailures'], value: number): void {
   counter.reset();
   counter.inc(value);
+}
+
+/** The deployments' figures, kept by the pipeline as plain numbers, shown per deployment. */
+function syncDeployments(metrics: GatewayMetrics, health: DeploymentHealth): void {
+  const statuses = health.statuses();
+  for (const counter of [metrics.deploymentAttempts, metrics.deploymentRetries, metrics.deploymentFallbacks, metrics.deploymentCooldowns]) counter.reset();
+  metrics.deploymentCoolingDown.reset();
+  for (const status of statuses) {
+    const labels = { model: status.model, deployment: status.deployment };
+    metrics.deploymentAttempts.inc({ ...labels, outcome: 'answered' }, status.answered);
+    metrics.deploymentAttempts.inc({ ...labels, outcome: 'failed' }, status.failed);
+    metrics.deploymentRetries.inc(labels, status.retries);
+    metrics.deploymentFallbacks.inc(labels, status.fallbacks);
+    metrics.deploymentCooldowns.inc(labels, status.cooldowns);
+    metrics.deploymentCoolingDown.set(labels, status.coolingDown ? 1 : 0);
+  }
 }

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { PriceList } from '../prices/price-book.js';
 import type { ProviderClient } from '../providers/provider-client.js';
 import type { RateLimiter } from '../ratelimit/rate-limiter.js';
+import type { DeploymentHealth } from './deployment-health.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 
 /** What every endpoint of the pipeline runs on. */
@@ -21,6 +22,8 @@ export interface PipelineDependencies {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly counters: PipelineCounters;
+  /** Every deployment's breaker and figures, this instance's (retries, fallbacks, cooldowns). */
+  readonly deploymentHealth: DeploymentHealth;
   /**
    * The gateway instance serving the requests (src/ledger/instances): their reservations name it, so that
    * if it dies the others close them at once. Absent where no instance is registered (some tests).

@@ -26,6 +26,9 @@ export interface RequestRecord {
   cost?: Nanodollars;
   /** Waiting for the provider: until its whole body arrived, or until its stream ended. */
   providerMs?: number;
+  /** The deployment that answered (`<model>#<id>`; a fallback's when one did), and the attempts made in all. */
+  deployment?: string;
+  attempts?: number;
 }
 
 /** The record of a request from the last stage it reached, and the error it ended with, if any. */
@@ -47,6 +50,10 @@ export function recordOf(stage: Stage, error: unknown): RequestRecord {
     record.providerMs = outcome.providerMs;
     if (outcome.providerFailure !== undefined) record.providerFailure = outcome.providerFailure;
     if (outcome.firstEventAt !== undefined) record.firstEventAt = outcome.firstEventAt;
+    if (outcome.answered) {
+      record.deployment = outcome.answered.candidate.deployment.id;
+      record.attempts = outcome.answered.attempts;
+    }
   }
   if (stage.cost !== undefined) record.cost = stage.cost;
   return record;

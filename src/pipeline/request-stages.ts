@@ -7,6 +7,7 @@ import type { ReleaseReason, SpendOwner } from '../ledger/account-events.js';
 import type { Caller } from './authenticate.js';
 import type { ClientConnection } from './client-connection.js';
 import type { PiiMasking } from './pii-header.js';
+import type { PricedCandidate } from './candidates.js';
 import type { ProviderFailureKind } from './provider-failure-kind.js';
 
 /**
@@ -38,18 +39,24 @@ export interface BodyRead<Request extends EndpointRequest = EndpointRequest, Kin
 
 export interface Parsed<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = BodyKind> extends BodyRead<Request, Kind> {
   readonly request: Request;
+  /** The request's own `fallbacks` (taken out of its body), when it names any. */
+  readonly requestedFallbacks?: readonly string[] | undefined;
 }
 
 export interface Resolved<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = BodyKind> extends Parsed<Request, Kind> {
   readonly model: CatalogModel;
+  /** The models the request may end on, in the order they are tried: the model, then its fallbacks. */
+  readonly candidates: readonly CatalogModel[];
 }
 
 export interface Estimated<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = BodyKind> extends Resolved<Request, Kind> {
   readonly estimate: ReserveEstimate;
   /** The price the request is reserved and charged at: the version in force when it arrived, for its tier. */
   readonly price: AppliedPrice;
-  /** The reserve: the estimate's worst case, priced. */
+  /** The reserve: the estimate's worst case, priced; the dearest over every candidate deployment. */
   readonly amount: Nanodollars;
+  /** Every deployment of every candidate model, with the price it would be charged at, in the order tried. */
+  readonly priced: readonly PricedCandidate[];
 }
 
 export interface Admitted<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = BodyKind> extends Estimated<Request, Kind> {
@@ -100,6 +107,8 @@ export interface ExchangeOutcome {
   readonly providerMs: number;
   /** `performance.now()` when a stream's first event was written to the client. */
   readonly firstEventAt?: number;
+  /** The model and deployment whose answer closes the request (none when nothing answered, or a job took it). */
+  readonly answered?: Answered;
 }
 
 export interface Served<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = BodyKind> extends Reserved<Request, Kind> {
@@ -109,6 +118,13 @@ export interface Served<Request extends EndpointRequest = EndpointRequest, Kind 
 export interface Closed<Request extends EndpointRequest = EndpointRequest, Kind extends BodyKind = BodyKind> extends Served<Request, Kind> {
   /** What the reservation was closed on: the charge, 0 for a release. */
   readonly cost: Nanodollars;
+}
+
+/** What an attempt answered with: the request is charged at its price, and its settle names it. */
+export interface Answered {
+  readonly candidate: PricedCandidate;
+  /** Attempts the request made in all, this one included. */
+  readonly attempts: number;
 }
 
 /** Any stage: what the request log and the metrics read from the last one reached. */

@@ -67,7 +67,11 @@ export class PriceBook {
    * model it serves has a price version.
    */
   async recordCatalog(catalog: Catalog, now: Date): Promise<ModelPriceSet[]> {
-    const entries = [...catalog.models.values()].map((model) => ({ model: model.id, pricing: model.pricingUsd }));
+    // a deployment with rates of its own has price versions of its own, under its deployment id
+    const entries = [...catalog.models.values()].flatMap((model) => [
+      { model: model.id, pricing: model.pricingUsd },
+      ...model.deployments.flatMap((deployment) => (deployment.pricingUsd ? [{ model: deployment.priceKey, pricing: deployment.pricingUsd }] : [])),
+    ]);
     const recorded = await this.write((state) => decideCatalogPrices(state, entries, now), now, 'system:catalog');
     if (recorded.length > 0) this.logger?.info({ models: recorded.map((event) => `${event.data.model}@${event.data.version}`) }, 'recorded new catalog prices');
     return recorded;

@@ -116,7 +116,7 @@ describe('admin API: request log', function () {
     expect(request.events.map(({ recorded_at, occurred_at, deadline, ...event }: any) => event)).to.deep.equal([
       // 'hello': 11 tokens counted with the tokenizer's margin × 0.15 + 100 × 0.60 per million = 61,650 n$
       { type: 'FundsReserved', stream: `account-${orgId}`, revision: '1', schema_version: 2, caused_by: requestId, amount_usd: '0.00006165' },
-      { type: 'ReservationSettled', stream: `account-${orgId}`, revision: '2', schema_version: 2, caused_by: requestId, cost_usd: '0.000006', overrun_usd: '0.00', usage: { input_tokens: 12, cached_input_tokens: 0, output_tokens: 7, reasoning_tokens: 0 } },
+      { type: 'ReservationSettled', stream: `account-${orgId}`, revision: '2', schema_version: 3, caused_by: requestId, cost_usd: '0.000006', overrun_usd: '0.00', usage: { input_tokens: 12, cached_input_tokens: 0, output_tokens: 7, reasoning_tokens: 0 } },
     ]);
     expect(request.events[0].occurred_at).to.equal(request.reserved_at);
     expect(request.events[1].occurred_at).to.equal(request.closed_at);

@@ -5,6 +5,7 @@ import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { openCore, type Core } from '../../src/core.js';
 import { PriceBook } from '../../src/prices/price-book.js';
+import { DeploymentHealth } from '../../src/pipeline/deployment-health.js';
 import { InFlightRequests } from '../../src/pipeline/in-flight-requests.js';
 import type { PipelineDependencies } from '../../src/pipeline/pipeline-dependencies.js';
 import type { ProviderClient } from '../../src/providers/provider-client.js';
@@ -45,6 +46,7 @@ export async function openPipelineCore(label: string, providers: ProviderClient,
     clock,
     logger,
     counters: { rateLimitSettleFailures: 0 },
+    deploymentHealth: new DeploymentHealth(),
   };
   return {
     core,

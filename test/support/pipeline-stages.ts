@@ -53,6 +53,12 @@ export async function testModel(id: string): Promise<CatalogModel> {
   return model;
 }
 
+/** A model as the resolve step leaves it: the model, and itself as its only candidate (no fallbacks). */
+export async function resolvedModel(id: string): Promise<{ model: CatalogModel; candidates: CatalogModel[] }> {
+  const model = await testModel(id);
+  return { model, candidates: [model] };
+}
+
 /**
  * The test catalog's prices as version 1 of each model, in force since 1970, for the steps tested without
  * a store (the price decider's own events, folded; test/support/pipeline-core.ts records them in a store).

@@ -6,6 +6,7 @@ import { formatUsd } from '../money.js';
 import { formatTime } from '../request-format.js';
 import { requestsHref } from '../routes.js';
 import { ErrorNotice, Loading, useLoad } from '../ui.js';
+import { DeploymentHealthTable } from './deployment-health.js';
 
 /** Every rate, as the price history writes it: the catalog's names, the per-million ones marked so. */
 const RATES: ReadonlyArray<readonly [keyof ModelRatesRecord | 'pii_masking_fee', string]> = [
@@ -106,6 +107,7 @@ export function ModelsPage() {
           </tbody>
         </table>
       ) : null}
+      <DeploymentHealthTable />
     </>
   );
 }

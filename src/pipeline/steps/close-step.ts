@@ -1,6 +1,7 @@
 import type { Pricing } from '../../catalog/catalog.js';
 import { chargeOf } from '../../catalog/pricing.js';
 import type { BodyKind, EndpointRequest } from '../../endpoints/endpoint-spec.js';
+import type { AnsweredCharge } from '../../ledger/account-decider.js';
 import type { Accounts } from '../../ledger/accounts.js';
 import type { Logger } from '../../logger.js';
 import type { Nanodollars } from '../../billing/money.js';
@@ -8,11 +9,12 @@ import { rateLimitedTokens, withPiiMasking, type Usage } from '../../billing/usa
 import { isConnectionFailure } from '../../errors/connection-failure.js';
 import type { PipelineDependencies } from '../pipeline-dependencies.js';
 import { correctRateLimit } from '../rate-limit-correction.js';
-import type { Closed, Closing, Reservation, Served } from '../request-stages.js';
+import type { Answered, Closed, Closing, Reservation, Served } from '../request-stages.js';
 
 /**
  * The last step: the reservation is closed exactly once, as the exchange ended (`ReservationSettled`,
- * `ReservationReleased` or `ReservationCutOff`), charged at the price it was reserved at, and the key's tokens per minute are corrected from the
+ * `ReservationReleased` or `ReservationCutOff`), charged at the price of the model and deployment that
+ * answered (the reserve covered the dearest of them; the settle event names the one that answered), and the key's tokens per minute are corrected from the
  * admission's estimate to the tokens really used (none for a release). A masked request that is charged
  * (settled or cut off) is charged its masking too; a released one costs nothing, masking included.
  */
@@ -29,7 +31,10 @@ export async function closeStep<Request extends EndpointRequest, Kind extends Bo
     return { ...stage, cost: 0n };
   }
   const closing = masking === 'applied' && outcome.closing.kind !== 'release' ? { ...outcome.closing, usage: withPiiMasking(outcome.closing.usage) } : outcome.closing;
-  const cost = await closeOnAccount(deps.accounts, price.pricing, reservation, closing, deps.logger);
+  // charged at the price of the model and deployment that answered (the requested one's when no other did)
+  const answered = outcome.answered && answeredCharge(outcome.answered);
+  const pricing = outcome.answered ? outcome.answered.candidate.price.pricing : price.pricing;
+  const cost = await closeOnAccount(deps.accounts, pricing, reservation, closing, deps.logger, answered);
   correctRateLimit(deps, reservation.owner.keyId, reservation.reservationId, closing.kind === 'release' ? 0 : rateLimitedTokens(closing.usage));
   return { ...stage, cost };
 }
@@ -44,6 +49,12 @@ export async function closeStep<Request extends EndpointRequest, Kind extends Bo
 const STORE_OUTAGE_PATIENCE_MS = 60_000;
 const MAX_BACKOFF_MS = 2_000;
 
+/** Who answered, as the settle event records it: the model, the deployment, the attempts and the price's entry and version. */
+function answeredCharge({ candidate, attempts }: Answered): AnsweredCharge {
+  const { model, deployment, price } = candidate;
+  return { model: model.id, deployment: deployment.id, attempts, price: { of: deployment.priceKey, version: price.version, serviceTier: price.serviceTier } };
+}
+
 /** What a request is charged for its usage at its price: the masking fee and the split by kind recorded apart. */
 function charge(pricing: Pricing, usage: Usage) {
   return { ...chargeOf(pricing, usage), usage };
@@ -56,14 +67,15 @@ export async function closeOnAccount(
   reservation: Reservation,
   closing: Exclude<Closing, { kind: 'handed_off' } | { kind: 'not_recorded' }>,
   logger: Logger,
+  answered?: AnsweredCharge,
 ): Promise<Nanodollars> {
   const { orgId, reservationId } = reservation;
   const command =
     closing.kind === 'release'
       ? ({ type: 'ReleaseReservation', reservationId, reason: closing.reason } as const)
       : closing.kind === 'settle'
-        ? ({ type: 'SettleReservation', reservationId, ...charge(pricing, closing.usage) } as const)
-        : ({ type: 'CutOffReservation', reservationId, ...charge(pricing, closing.usage) } as const);
+        ? ({ type: 'SettleReservation', reservationId, ...charge(pricing, closing.usage), ...(answered ? { answered } : {}) } as const)
+        : ({ type: 'CutOffReservation', reservationId, ...charge(pricing, closing.usage), ...(answered ? { answered } : {}) } as const);
   const giveUpAt = Date.now() + STORE_OUTAGE_PATIENCE_MS;
   for (let attempt = 1; ; attempt++) {
     try {

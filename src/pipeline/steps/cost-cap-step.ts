@@ -1,5 +1,5 @@
 import { formatUsd, isUsdAmount, parseUsd, type Nanodollars } from '../../billing/money.js';
-import { worstCaseCharge } from '../../catalog/pricing.js';
+import { dearestWorstCase } from '../candidates.js';
 import type { BodyKind, CapLowering, EndpointRequest } from '../../endpoints/endpoint-spec.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { headerValue } from '../client-connection.js';
@@ -15,15 +15,16 @@ export const MAX_COST_APPLIED_HEADER = 'X-Max-Cost-Applied';
  * that fits, input included, and reserves exactly that; where it cannot, or when even the input and a
  * one-token answer cost more, it is refused (`402 request_cost_cap_exceeded`), before anything is reserved.
  * The answer says the cap it ran under (`X-Max-Cost-Applied`). The worst cases are priced as the estimate
- * step prices the reserve (`worstCaseCharge`, at the request's price version and tier).
+ * step prices the reserve (`worstCaseCharge` at each candidate's price version and tier, the dearest kept).
  */
 export function costCapStep<Request extends EndpointRequest, Kind extends BodyKind>(stage: Estimated<Request, Kind>): Estimated<Request, Kind> {
-  const { connection, caller, spec, price, amount } = stage;
+  const { connection, caller, spec, amount } = stage;
   const cap = costCapOf(headerValue(connection, MAX_COST_HEADER), caller.key.maxCostPerRequest);
   if (cap === undefined) return stage;
   connection.setHeader(MAX_COST_APPLIED_HEADER, formatUsd(cap));
   if (amount <= cap) return stage;
-  const priced = (lowering: CapLowering<Request, Kind>) => worstCaseCharge(price.pricing, lowering.estimate.worstCase).cost;
+  // the lowered worst case at every candidate's price, the dearest kept: the reserve's own rule
+  const priced = (lowering: CapLowering<Request, Kind>) => dearestWorstCase(stage.priced, lowering.estimate.worstCase);
   const most = stage.estimate.worstCase.outputTokens ?? 0;
   if (!spec.lowerCap || most < 1) throw overCap(`this request can cost up to ${formatUsd(amount)} USD`, cap);
   const lower = (outputTokens: number) => spec.lowerCap!(stage, outputTokens);

@@ -11,11 +11,12 @@ import { formatUsd } from '../../billing/money.js';
 import { keyAllowsModel, reauthenticate, type Caller } from '../authenticate.js';
 import type { PipelineDependencies } from '../pipeline-dependencies.js';
 import type { AppliedPrice } from '../../prices/applied-price.js';
+import { servingWindowMs } from '../candidates.js';
 import { correctRateLimit } from '../rate-limit-correction.js';
 import type { Admitted, Reservation, Reserved } from '../request-stages.js';
 import { RateLimitRefusal } from './admit-step.js';
 
-/** How long past the provider's own timeout a reservation may stay open before the sweeper expires it. */
+/** How long past the provider's own timeout (and the retry budgets) a reservation may stay open before the sweeper expires it. */
 const DEADLINE_MARGIN_MS = 60_000;
 
 export interface ReserveInput {
@@ -47,7 +48,7 @@ export async function reserveStep<Request extends EndpointRequest, Kind extends 
   const { requestId, caller, model, amount, price, spec } = stage;
   try {
     // a request's reservation lives as long as its provider call may; a job's, as long as the job may
-    const lifetimeMs = spec.settles === 'by_job' ? spec.reservationLifetimeMs : model.provider.timeoutMs + DEADLINE_MARGIN_MS;
+    const lifetimeMs = spec.settles === 'by_job' ? spec.reservationLifetimeMs : servingWindowMs(stage.priced) + DEADLINE_MARGIN_MS;
     const heldBy = spec.settles === 'by_job' ? null : (deps.instanceId ?? null);
     const reservation = await reserveFunds(deps.accounts, deps.directory, deps.clock, { requestId, endpoint: spec.name, caller, model, amount, price, capHint: spec.capHint, lifetimeMs, heldBy });
     return { ...stage, reservation };

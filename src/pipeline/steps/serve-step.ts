@@ -6,6 +6,9 @@ import { headerValue, type ClientConnection } from '../client-connection.js';
 import { KEY_REVOKED } from '../in-flight-requests.js';
 import type { PipelineDependencies } from '../pipeline-dependencies.js';
 import { failureOfError, failureOfStatus, failureOfStream } from '../provider-failure-kind.js';
+import { callWithAttempts } from '../attempts.js';
+import type { PricedCandidate } from '../candidates.js';
+import type { DeploymentHealth } from '../deployment-health.js';
 import type { ExchangeOutcome, Reserved, Served } from '../request-stages.js';
 
 /** Time spent waiting for the provider, for the request log: the gateway's own time is the rest. */
@@ -35,7 +38,8 @@ type Ending = Omit<ExchangeOutcome, 'providerMs'>;
 /**
  * From the reserve on (DESIGN 5): call the provider and answer the client. This is the one place that
  * knows how an exchange can end and what each way costs, said in the outcome the close step acts on:
- * - answered: settled for the usage (a stream also when it broke off: it is charged for what arrived);
+ * - answered: settled for the usage (a stream also when it broke off: it is charged for what arrived), at
+ *   the price of the model and deployment that answered, after whatever retries and fallbacks it took;
  * - the provider's own error (passed back as it is) or a failure before any answer: released in full;
  * - the client went away: a stream is settled for what arrived, anything else released (`cancelled`);
  * - the key was revoked meanwhile: cut off, charged for what arrived, and the client gets `key_revoked`;
@@ -43,7 +47,7 @@ type Ending = Omit<ExchangeOutcome, 'providerMs'>;
  * Never throws: every failure becomes an outcome, so that the reservation is always closed.
  */
 export async function serveStep<Request extends EndpointRequest, Kind extends BodyKind>(
-  deps: Pick<PipelineDependencies, 'inFlight' | 'providers'>,
+  deps: Pick<PipelineDependencies, 'inFlight' | 'providers' | 'deploymentHealth'>,
   stage: Reserved<Request, Kind>,
 ): Promise<Served<Request, Kind>> {
   const { spec, connection, reservation, model } = stage;
@@ -70,7 +74,7 @@ export async function serveStep<Request extends EndpointRequest, Kind extends Bo
   const openStream = () => (stream = connection.openStream());
   let ending: Ending;
   try {
-    ending = await exchangeWithProvider(spec, exchange, connection, openStream, providerClock, () => recordedOrAbort(reservation.recorded, controller));
+    ending = await exchangeWithProvider(spec, exchange, stage.priced, deps.deploymentHealth, connection, openStream, providerClock, () => recordedOrAbort(reservation.recorded, controller));
   } catch (error) {
     ending = failed(error, controller.signal);
   } finally {
@@ -83,7 +87,9 @@ export async function serveStep<Request extends EndpointRequest, Kind extends Bo
 
 async function exchangeWithProvider<Request extends EndpointRequest, Kind extends BodyKind>(
   spec: EndpointSpec<Request, Kind>,
-  exchange: Exchange<Request, Kind>,
+  requested: Exchange<Request, Kind>,
+  priced: readonly PricedCandidate[],
+  health: DeploymentHealth,
   connection: ClientConnection,
   openStream: () => StreamReply,
   providerClock: ProviderClock,
@@ -92,34 +98,37 @@ async function exchangeWithProvider<Request extends EndpointRequest, Kind extend
   if (spec.settles === 'by_job') {
     // the job settles or releases the reservation, so it starts only on a recorded one; the request answers with the job's record at once
     await recorded();
-    connection.sendJson(200, await spec.handOff(exchange));
+    connection.sendJson(200, await spec.handOff(requested));
     return { closing: { kind: 'handed_off' } };
   }
   // The provider is called while the reservation's event commits (its first byte hides the commit), and
-  // nothing of its answer reaches the client before the reservation is recorded.
-  const call = spec.call(exchange);
+  // nothing of its answer reaches the client before the reservation is recorded. The call is the
+  // deployments of the model and of its fallbacks, with retries (src/pipeline/attempts.ts); the exchange
+  // from here on is the answering attempt's: its model and price are the ones that answered.
+  const call = callWithAttempts(spec, requested, priced, health);
   call.catch(() => undefined); // read below, once the reservation is recorded
   try {
     await recorded();
   } catch (error) {
-    void call.then((answer) => answer.type === 'stream' && answer.events.cancel(), () => undefined);
+    void call.then(({ answer }) => answer.type === 'stream' && answer.events.cancel(), () => undefined);
     throw error;
   }
-  const answer = await call;
+  const { answer, exchange, answered } = await call;
   if (answer.type === 'body') {
     providerClock.stop(); // the whole body has arrived
     if (answer.status >= 400) {
-      // Spec 7.3.2: the provider's own error, as it is (status, body, Retry-After).
+      // Spec 7.3.2: the provider's own error, as it is (status, body, Retry-After): a 4xx at once, a
+      // 429 or 5xx once every attempt failed (the last one's)
       connection.sendProviderAnswer(answer.status, answer.headers, answer.body);
       return { closing: { kind: 'release', reason: 'provider_error' }, providerFailure: failureOfStatus(answer.status) };
     }
     const reply = spec.answer(exchange, parseProviderJson(answer.body));
     const { usage } = reply;
     // Revoked after the whole answer arrived: the client does not get it, but the provider's work is paid.
-    if (exchange.revoked()) return { closing: { kind: 'cut_off', usage }, error: new GatewayError('key_revoked') };
+    if (exchange.revoked()) return { closing: { kind: 'cut_off', usage }, error: new GatewayError('key_revoked'), answered };
     if ('text' in reply) connection.sendText(200, reply.contentType, reply.text);
     else connection.sendJson(200, reply.body);
-    return { closing: { kind: 'settle', usage } };
+    return { closing: { kind: 'settle', usage }, answered };
   }
   if (!spec.stream) {
     answer.events.cancel();
@@ -128,7 +137,7 @@ async function exchangeWithProvider<Request extends EndpointRequest, Kind extend
   const usage = await spec.stream(exchange, answer.events, openStream());
   providerClock.stop(); // the gateway's work on a stream overlaps the provider's; counted as the provider's
   // the endpoint ends a broken stream with its format's error event and settles what arrived
-  return { closing: exchange.revoked() ? { kind: 'cut_off', usage } : { kind: 'settle', usage }, providerFailure: failureOfStream(answer.events.failure) };
+  return { closing: exchange.revoked() ? { kind: 'cut_off', usage } : { kind: 'settle', usage }, providerFailure: failureOfStream(answer.events.failure), answered };
 }
 
 /** Waits for the reservation to be recorded; when it cannot be, aborts the provider call. */

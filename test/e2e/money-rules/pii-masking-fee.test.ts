@@ -43,7 +43,7 @@ describe('money rules: the PII masking fee', function () {
     const events = await harness().gateway.store.readStream(`account-${orgId}`);
     const settled = events.filter((event) => event.type === 'ReservationSettled');
     expect(settled).to.have.length(1);
-    expect(settled[0]!.metadata.schemaVersion).to.equal(2);
+    expect(settled[0]!.metadata.schemaVersion).to.equal(3);
     expect(settled[0]!.data).to.deep.include({ cost: '2006000', piiMaskingFee: String(FEE) });
     expect((settled[0]!.data as { usage: object }).usage).to.deep.include({ inputTokens: 12, outputTokens: 7, piiMaskedRequests: 1 });
     expect(events.map((event) => event.type)).to.include('ReservationReleased');

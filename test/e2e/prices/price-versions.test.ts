@@ -52,9 +52,13 @@ describe('price versions: a catalog reload while requests are open', function ()
     for (const answer of await Promise.all(open)) expect(answer.status).to.equal(200);
 
     const reserves = await accountEvents(gateway, orgId, 'FundsReserved');
-    const settles = await accountEvents(gateway, orgId, 'ReservationSettled');
     expect(reserves).to.have.length(21);
-    expect(settles).to.have.length(21);
+    // a settle is appended after its answer is sent: wait for the 21
+    const settles = await eventually(async () => {
+      const settled = await accountEvents(gateway, orgId, 'ReservationSettled');
+      expect(settled).to.have.length(21);
+      return settled;
+    });
     const byVersion = (events: typeof reserves, field: string) =>
       events.reduce<Record<string, string[]>>((groups, event) => {
         const data = event.data as Record<string, unknown>;

@@ -6,6 +6,7 @@ import { ManualClock } from '../money-rules/money-rules-kit.js';
 import { npmRunAudit } from '../../support/audit-cli.js';
 import { eventually } from '../../support/eventually.js';
 import { accountEvents, adminOf, chatRequest, MODEL, openPriceWorld, type PriceWorld } from './prices-kit.js';
+import { NOT_ANSWERED } from '../../../src/ledger/account-events.js';
 
 /**
  * A price set through the admin API for a time to come, applied by every instance at that moment; a log
@@ -114,7 +115,7 @@ describe('price versions: scheduled through the admin API, and audited by replay
         accountEventToAppend(
           {
             type: 'ReservationSettled',
-            data: { reservationId, cost: '9000', usage: createUsage({ inputTokens: 12, outputTokens: 7 }), overrun: '0', piiMaskingFee: '0', costByKind: {}, priceVersion: 1, serviceTier: null },
+            data: { reservationId, cost: '9000', usage: createUsage({ inputTokens: 12, outputTokens: 7 }), overrun: '0', piiMaskingFee: '0', costByKind: {}, priceVersion: 1, serviceTier: null, ...NOT_ANSWERED },
           },
           envelope(),
         ),

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { eventually } from '../../support/eventually.js';
 import { accountEvents, adminOf, chatRequest, MODEL, openPriceWorld, type PriceWorld } from './prices-kit.js';
 
 /**
@@ -20,10 +21,16 @@ describe('service tiers priced at their own rates', function () {
   });
   after(() => world?.close());
 
-  /** The settled cost and the tier of each of the organization's requests, in order. */
+  /**
+   * The settled cost and the tier of each of the organization's requests, in order, once each is settled
+   * (a settle is appended after the answer is sent).
+   */
   async function charges(orgId: string) {
-    const reserves = await accountEvents(gateway, orgId, 'FundsReserved');
-    const settles = await accountEvents(gateway, orgId, 'ReservationSettled');
+    const { reserves, settles } = await eventually(async () => {
+      const read = { reserves: await accountEvents(gateway, orgId, 'FundsReserved'), settles: await accountEvents(gateway, orgId, 'ReservationSettled') };
+      expect(read.settles).to.have.length(read.reserves.length);
+      return read;
+    });
     return settles.map((settle, index) => {
       const reserve = reserves[index]!.data as { amount: string; serviceTier: string | null };
       const data = settle.data as { cost: string; serviceTier: string | null };

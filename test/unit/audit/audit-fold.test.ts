@@ -3,7 +3,7 @@ import { createUsage } from '../../../src/billing/usage.js';
 import { auditCsv, auditJson } from '../../../src/audit/audit-format.js';
 import { balanceOfAccount, emptyLedgerFold, foldAccountEvent, reservedOfAccount, type LedgerFold } from '../../../src/audit/audit-fold.js';
 import { buildAuditReport, type AuditFilter } from '../../../src/audit/audit-report.js';
-import type { AccountEvent } from '../../../src/ledger/account-events.js';
+import { NOT_ANSWERED, type AccountEvent } from '../../../src/ledger/account-events.js';
 import { balanceOf } from '../../../src/ledger/account-state.js';
 
 /**
@@ -17,7 +17,7 @@ const reserve = (id: string, amount: string, keyId: string, model = 'openai/gpt-
 });
 const settle = (id: string, cost: string, overrun = '0', costByKind: Record<string, string> = {}): AccountEvent => ({
   type: 'ReservationSettled',
-  data: { reservationId: id, cost, usage: createUsage({ inputTokens: 1 }), overrun, piiMaskingFee: '0', costByKind, priceVersion: null, serviceTier: null },
+  data: { reservationId: id, cost, usage: createUsage({ inputTokens: 1 }), overrun, piiMaskingFee: '0', costByKind, priceVersion: null, serviceTier: null, ...NOT_ANSWERED },
 });
 
 function history(): LedgerFold {
@@ -33,7 +33,7 @@ function history(): LedgerFold {
   at('org_a', settle('gen-2', '150000000', '50000000'), '2026-11-21T00:00:01.000Z');
   // gen-3 (image model, in space spc_x) reserves 0.04 on day 2 and is cut off at 0.03
   at('org_a', reserve('gen-3', '40000000', 'key_2', 'openai/gpt-image-1', 'spc_x'), '2026-11-21T10:00:00.000Z');
-  at('org_a', { type: 'ReservationCutOff', data: { reservationId: 'gen-3', cost: '30000000', usage: createUsage({ images: 1 }), piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} }, '2026-11-21T10:00:02.000Z');
+  at('org_a', { type: 'ReservationCutOff', data: { reservationId: 'gen-3', cost: '30000000', usage: createUsage({ images: 1 }), piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null, ...NOT_ANSWERED } }, '2026-11-21T10:00:02.000Z');
   // gen-4 released, gen-5 expired, gen-6 still open (0.25), all on day 2, key_1
   at('org_a', reserve('gen-4', '70000000', 'key_1'), '2026-11-21T11:00:00.000Z');
   at('org_a', { type: 'ReservationReleased', data: { reservationId: 'gen-4', reason: 'provider_error' } }, '2026-11-21T11:00:01.000Z');
@@ -145,9 +145,9 @@ describe('finance audit fold', () => {
     at({ type: 'CreditsAdded', data: { amount: '1000000000', idempotencyKey: null } }, '2026-11-22T08:00:00.000Z');
     // gen-m1 settles 0.002006 of which the fee is 0.002; gen-m2 is cut off at 0.0020036 of which the fee is 0.002
     at(reserve('gen-m1', '2061650', 'key_m'), '2026-11-22T09:00:00.000Z');
-    at({ type: 'ReservationSettled', data: { reservationId: 'gen-m1', cost: '2006000', usage: createUsage({ inputTokens: 12, outputTokens: 7, piiMaskedRequests: 1 }), overrun: '0', piiMaskingFee: '2000000' , costByKind: {}, priceVersion: null, serviceTier: null} }, '2026-11-22T09:00:01.000Z');
+    at({ type: 'ReservationSettled', data: { reservationId: 'gen-m1', cost: '2006000', usage: createUsage({ inputTokens: 12, outputTokens: 7, piiMaskedRequests: 1 }), overrun: '0', piiMaskingFee: '2000000' , costByKind: {}, priceVersion: null, serviceTier: null, ...NOT_ANSWERED } }, '2026-11-22T09:00:01.000Z');
     at(reserve('gen-m2', '2061650', 'key_m'), '2026-11-22T09:01:00.000Z');
-    at({ type: 'ReservationCutOff', data: { reservationId: 'gen-m2', cost: '2003600', usage: createUsage({ inputTokens: 12, outputTokens: 3, piiMaskedRequests: 1 }), piiMaskingFee: '2000000' , costByKind: {}, priceVersion: null, serviceTier: null} }, '2026-11-22T09:01:01.000Z');
+    at({ type: 'ReservationCutOff', data: { reservationId: 'gen-m2', cost: '2003600', usage: createUsage({ inputTokens: 12, outputTokens: 3, piiMaskedRequests: 1 }), piiMaskingFee: '2000000' , costByKind: {}, priceVersion: null, serviceTier: null, ...NOT_ANSWERED } }, '2026-11-22T09:01:01.000Z');
     const report = buildAuditReport(fold, filter('type', 'org_m'));
     const [organization] = report.organizations;
     // text: 6,000 + 3,600 = 9,600 n$ over 2 requests; pii: 2 × 2,000,000 = 4,000,000 n$, no request of its own

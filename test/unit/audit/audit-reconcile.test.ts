@@ -4,6 +4,7 @@ import { emptyLedgerFold, foldAccountEvent, zeroSpendByKind, type LedgerFold } f
 import type { ReadModelSnapshot } from '../../../src/audit/audit-read-models.js';
 import { reconcileReport, verifyBalances } from '../../../src/audit/audit-reconcile.js';
 import type { AuditFilter } from '../../../src/audit/audit-report.js';
+import { NOT_ANSWERED } from '../../../src/ledger/account-events.js';
 
 /**
  * One organization: credits $5, gen-1 reserved $1 and settled at $0.30, gen-2 reserved $0.20 and open.
@@ -17,7 +18,7 @@ function log(): LedgerFold {
   const reserve = (reservationId: string, amount: string) =>
     foldAccountEvent(fold, 'org_a', { type: 'FundsReserved', data: { reservationId, endpoint: 'chat', keyId: 'key_1', employeeId: null, teamId: null, spaceId: null, model: 'm', category: 'text', amount, priceVersion: null, serviceTier: null, deadline: time, heldBy: null } }, time);
   reserve('gen-1', '1000000000');
-  foldAccountEvent(fold, 'org_a', { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '300000000', usage: createUsage({ inputTokens: 1 }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} }, time);
+  foldAccountEvent(fold, 'org_a', { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '300000000', usage: createUsage({ inputTokens: 1 }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null, ...NOT_ANSWERED } }, time);
   reserve('gen-2', '200000000');
   return fold;
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { AccountEvent, SpendOwner } from '../../../src/ledger/account-events.js';
+import { NOT_ANSWERED, type AccountEvent, SpendOwner } from '../../../src/ledger/account-events.js';
 import { decideAccount, type AccountCommand, type AccountDecision, type ReserveLimits } from '../../../src/ledger/account-decider.js';
 import { applyAccountEvent, availableOf, balanceOf, emptyAccountState, type AccountState } from '../../../src/ledger/account-state.js';
 import { parseUsd } from '../../../src/billing/money.js';
@@ -34,7 +34,7 @@ const reserved = (id: string, amount: string, extra: Partial<SpendOwner> & { mod
     heldBy: extra.heldBy ?? null,
   },
 });
-const settled = (id: string, cost: string): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost: String(usd(cost)), usage: createUsage(), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} });
+const settled = (id: string, cost: string): AccountEvent => ({ type: 'ReservationSettled', data: { reservationId: id, cost: String(usd(cost)), usage: createUsage(), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null, ...NOT_ANSWERED } });
 
 function reserve(amount: string, limits: ReserveLimits = {}, extra: { model?: string; category?: 'text' | 'image'; id?: string } = {}): AccountCommand {
   return {
@@ -45,7 +45,7 @@ function reserve(amount: string, limits: ReserveLimits = {}, extra: { model?: st
     model: extra.model ?? 'openai/gpt-4o-mini',
     category: extra.category ?? 'text',
     amount: usd(amount),
-    price: { version: 1, serviceTier: null }, deadline: new Date(NOW.getTime() + 600_000),
+    price: { version: 1, serviceTier: null, ...NOT_ANSWERED }, deadline: new Date(NOW.getTime() + 600_000),
     limits,
     accessRevisions: { 'key-key_a': 3n, 'org-org_a': 1n },
   };
@@ -183,8 +183,15 @@ describe('account decider', () => {
     const open = () => given(credits('10'), reserved('gen-1', '1'));
     it('settles with the real cost and no overrun when it is within the reserve', () => {
       expect(events(decideAccount(open(), { type: 'SettleReservation', reservationId: 'gen-1', cost: usd('0.25'), usage: createUsage({ inputTokens: 10, outputTokens: 5 }) }, NOW))).to.deep.equal([
-        { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '250000000', usage: createUsage({ inputTokens: 10, outputTokens: 5 }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} },
+        { type: 'ReservationSettled', data: { reservationId: 'gen-1', cost: '250000000', usage: createUsage({ inputTokens: 10, outputTokens: 5 }), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null, ...NOT_ANSWERED } },
       ]);
+    });
+    it('records who answered, the attempts and the price it was charged at, instead of the reservation\'s', () => {
+      const answered = { model: 'local/llama', deployment: 'local/llama#0', attempts: 3, price: { of: 'local/llama', version: 2, serviceTier: null } };
+      const [event] = events(decideAccount(open(), { type: 'SettleReservation', reservationId: 'gen-1', cost: 1_000n, usage: createUsage(), answered }, NOW));
+      expect(event!.data).to.deep.include({ cost: '1000', priceVersion: 2, serviceTier: null, answeringModel: 'local/llama', deployment: 'local/llama#0', attempts: 3, pricedAs: 'local/llama' });
+      const [cutOff] = events(decideAccount(open(), { type: 'CutOffReservation', reservationId: 'gen-1', cost: 0n, usage: createUsage(), answered }, NOW));
+      expect(cutOff!.data).to.deep.include({ priceVersion: 2, answeringModel: 'local/llama', attempts: 3, pricedAs: 'local/llama' });
     });
     it('charges a cost above the reserve and records the overrun', () => {
       const [event] = events(decideAccount(open(), { type: 'SettleReservation', reservationId: 'gen-1', cost: usd('1.5'), usage: createUsage() }, NOW));
@@ -212,7 +219,7 @@ describe('account decider', () => {
     });
     it('cuts off a revoked key for what was received', () => {
       const [event] = events(decideAccount(open(), { type: 'CutOffReservation', reservationId: 'gen-1', cost: usd('0.1'), usage: createUsage({ outputTokens: 3 }) }, NOW));
-      expect(event).to.deep.equal({ type: 'ReservationCutOff', data: { reservationId: 'gen-1', cost: '100000000', usage: createUsage({ outputTokens: 3 }), piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} });
+      expect(event).to.deep.equal({ type: 'ReservationCutOff', data: { reservationId: 'gen-1', cost: '100000000', usage: createUsage({ outputTokens: 3 }), piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null, ...NOT_ANSWERED } });
     });
     it('expires only after the deadline', () => {
       expect(events(decideAccount(open(), { type: 'ExpireReservation', reservationId: 'gen-1' }, NOW))).to.deep.equal([]);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { applyAccountEvent, emptyAccountState } from '../../../src/ledger/account-state.js';
 import { deserializeAccountState, serializeAccountState } from '../../../src/ledger/account-snapshot.js';
 import { createUsage } from '../../../src/billing/usage.js';
+import { NOT_ANSWERED } from '../../../src/ledger/account-events.js';
 
 const AT = '2026-11-25T12:00:00.000Z';
 
@@ -22,7 +23,7 @@ describe('account state in a snapshot', () => {
     expect(serialized.open[0]).to.not.have.property('scopes');
 
     const restored = deserializeAccountState(JSON.parse(JSON.stringify(serialized)) as typeof serialized);
-    applyAccountEvent(restored, { type: 'ReservationSettled', data: { reservationId: 'gen-open1', cost: '500000000', usage: createUsage(), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null} }, AT);
+    applyAccountEvent(restored, { type: 'ReservationSettled', data: { reservationId: 'gen-open1', cost: '500000000', usage: createUsage(), overrun: '0', piiMaskingFee: '0' , costByKind: {}, priceVersion: null, serviceTier: null, ...NOT_ANSWERED } }, AT);
 
     // 0.5 USD settled and the 2 USD reserve released, on every scope of the request, for the day and the month
     const expected = { settled: 500_000_000n, reserved: 0n };

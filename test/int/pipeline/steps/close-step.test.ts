@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { NOT_ANSWERED } from '../../../../src/ledger/account-events.js';
 import { createUsage } from '../../../../src/billing/usage.js';
 import { chatEndpoint } from '../../../../src/endpoints/text/text-endpoints.js';
 import type { Reserved, Served } from '../../../../src/pipeline/request-stages.js';
@@ -76,8 +77,8 @@ describe('pipeline step: close (real accounts on Postgres)', function () {
     // price version 1 the reserve was made at (the test catalog's, recorded when the core opened)
     const price = { priceVersion: 1, serviceTier: null };
     expect(closings.map((event) => [event.metadata.schemaVersion, event.data])).to.deep.equal([
-      [2, { reservationId: 'gen-closeMasked', cost: '2006000', usage: { inputTokens: 12, outputTokens: 7, piiMaskedRequests: 1 }, overrun: '0', piiMaskingFee: '2000000', costByKind: { input: '1800', output: '4200' }, ...price }],
-      [2, { reservationId: 'gen-closeMaskedCut', cost: '2003600', usage: { inputTokens: 12, outputTokens: 3, piiMaskedRequests: 1 }, piiMaskingFee: '2000000', costByKind: { input: '1800', output: '1800' }, ...price }],
+      [3, { reservationId: 'gen-closeMasked', cost: '2006000', usage: { inputTokens: 12, outputTokens: 7, piiMaskedRequests: 1 }, overrun: '0', piiMaskingFee: '2000000', costByKind: { input: '1800', output: '4200' }, ...price, ...NOT_ANSWERED }],
+      [3, { reservationId: 'gen-closeMaskedCut', cost: '2003600', usage: { inputTokens: 12, outputTokens: 3, piiMaskedRequests: 1 }, piiMaskingFee: '2000000', costByKind: { input: '1800', output: '1800' }, ...price, ...NOT_ANSWERED }],
     ]);
   });
 });

@@ -5,13 +5,13 @@ import { admitStep, RateLimitRefusal } from '../../../../src/pipeline/steps/admi
 import { estimateStep } from '../../../../src/pipeline/steps/estimate-step.js';
 import { parseStep } from '../../../../src/pipeline/steps/parse-step.js';
 import { ManualClock } from '../../../e2e/money-rules/money-rules-kit.js';
-import { bodyRead, NOW, testPrices, testCaller, testModel } from '../../../support/pipeline-stages.js';
+import { bodyRead, NOW, testPrices, testCaller, resolvedModel } from '../../../support/pipeline-stages.js';
 
 describe('pipeline step: admit', () => {
   // chat with max_tokens 100: 11 input + 100 output = 111 tokens (estimate-step.test.ts works out the 11)
   const estimated = async (key: { rpm?: number; tpm?: number }, requestId: string) => {
     const parsed = parseStep(bodyRead(chatEndpoint, { model: 'openai/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }, testCaller(key)));
-    return { ...(await estimateStep({ prices: await testPrices(), clock: { now: () => NOW } }, { ...parsed, model: await testModel('openai/gpt-4o-mini') })), requestId };
+    return { ...(await estimateStep({ prices: await testPrices(), clock: { now: () => NOW } }, { ...parsed, ...(await resolvedModel('openai/gpt-4o-mini')) })), requestId };
   };
 
   it("counts the worst case's tokens against the key, and refuses the request that would pass tokens per minute", async () => {

@@ -9,7 +9,7 @@ import { costCapStep } from '../../../../src/pipeline/steps/cost-cap-step.js';
 import { estimateStep } from '../../../../src/pipeline/steps/estimate-step.js';
 import { parseStep } from '../../../../src/pipeline/steps/parse-step.js';
 import { MemoryConnection } from '../../../support/memory-connection.js';
-import { bodyRead, NOW, testCaller, testModel, testPrices } from '../../../support/pipeline-stages.js';
+import { bodyRead, NOW, testCaller, resolvedModel, testPrices } from '../../../support/pipeline-stages.js';
 
 /**
  * The cost cap step on estimated requests. Amounts from the test catalog, in n$: openai/gpt-4o-mini costs
@@ -28,7 +28,7 @@ async function estimated<Request extends EndpointRequest>(
   const connection = new MemoryConnection(options.headers ?? {});
   const read = bodyRead(spec, body, testCaller({ maxCostPerRequest: options.keyCap ?? null }), connection);
   const parsed = parseStep({ ...read, masking: options.masking ?? 'off' });
-  const stage = await estimateStep({ prices: await testPrices(), clock: { now: () => NOW } }, { ...parsed, model: await testModel(options.model ?? MODEL) });
+  const stage = await estimateStep({ prices: await testPrices(), clock: { now: () => NOW } }, { ...parsed, ...(await resolvedModel(options.model ?? MODEL)) });
   return { stage, connection };
 }
 

@@ -4,13 +4,14 @@ import type { KeyState } from '../../../../src/access/key-decider.js';
 import { chatEndpoint } from '../../../../src/endpoints/text/text-endpoints.js';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import { InFlightRequests } from '../../../../src/pipeline/in-flight-requests.js';
+import { DeploymentHealth } from '../../../../src/pipeline/deployment-health.js';
 import type { Reserved } from '../../../../src/pipeline/request-stages.js';
 import { estimateStep } from '../../../../src/pipeline/steps/estimate-step.js';
 import { parseStep } from '../../../../src/pipeline/steps/parse-step.js';
 import { serveStep } from '../../../../src/pipeline/steps/serve-step.js';
 import { MemoryConnection } from '../../../support/memory-connection.js';
 import { ScriptedProvider } from '../../../support/scripted-provider.js';
-import { bodyRead, NOW, testPrices, testCaller, testModel } from '../../../support/pipeline-stages.js';
+import { bodyRead, NOW, testPrices, testCaller, resolvedModel } from '../../../support/pipeline-stages.js';
 
 const headers = { contentType: 'application/json', retryAfter: undefined, requestId: undefined };
 const completion = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } };
@@ -21,7 +22,7 @@ describe('pipeline step: serve', () => {
 
   async function reserved(connection: MemoryConnection, recorded: Promise<void> = Promise.resolve()): Promise<Reserved> {
     const parsed = parseStep(bodyRead(chatEndpoint, { model: 'openai/gpt-4o-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }, testCaller(), connection));
-    const estimated = await estimateStep({ prices: await testPrices(), clock: { now: () => NOW } }, { ...parsed, model: await testModel('openai/gpt-4o-mini') });
+    const estimated = await estimateStep({ prices: await testPrices(), clock: { now: () => NOW } }, { ...parsed, ...(await resolvedModel('openai/gpt-4o-mini')) });
     const reservation = { orgId: 'org_step', reservationId: 'gen-step', owner: { keyId: 'key_step', employeeId: null, teamId: null, spaceId: null }, amount: estimated.amount, caller: estimated.caller, recorded };
     return { ...estimated, admittedTokens: 111, reservation };
   }
@@ -29,7 +30,7 @@ describe('pipeline step: serve', () => {
   it('answers the client and settles for the usage of the answer', async () => {
     const connection = new MemoryConnection();
     const providers = new ScriptedProvider(async () => ({ type: 'body', status: 200, headers, body: Buffer.from(JSON.stringify(completion)) }));
-    const { outcome } = await serveStep({ providers, inFlight: new InFlightRequests(directory) }, await reserved(connection));
+    const { outcome } = await serveStep({ providers, inFlight: new InFlightRequests(directory), deploymentHealth: new DeploymentHealth() }, await reserved(connection));
     expect(outcome.closing).to.deep.include({ kind: 'settle' });
     expect(outcome.closing.kind === 'settle' && outcome.closing.usage).to.include({ inputTokens: 12, outputTokens: 7 });
     expect(connection.sent).to.have.length(1);
@@ -41,7 +42,7 @@ describe('pipeline step: serve', () => {
   it("passes the provider's own error on as it is and releases the reservation", async () => {
     const connection = new MemoryConnection();
     const providers = new ScriptedProvider(async () => ({ type: 'body', status: 429, headers: { ...headers, retryAfter: '7' }, body: Buffer.from('{"error":{"message":"slow down"}}') }));
-    const { outcome } = await serveStep({ providers, inFlight: new InFlightRequests(directory) }, await reserved(connection));
+    const { outcome } = await serveStep({ providers, inFlight: new InFlightRequests(directory), deploymentHealth: new DeploymentHealth() }, await reserved(connection));
     expect(outcome).to.deep.include({ closing: { kind: 'release', reason: 'provider_error' }, providerFailure: 'status_4xx' });
     expect(connection.sent).to.deep.equal([{ kind: 'provider', status: 429, contentType: 'application/json', retryAfter: '7', body: '{"error":{"message":"slow down"}}' }]);
   });
@@ -49,14 +50,14 @@ describe('pipeline step: serve', () => {
   it('never throws: a provider that cannot be reached becomes a release with the error for the client', async () => {
     const unreachable = new GatewayError('provider_error', 'connection refused', { cause: new Error('ECONNREFUSED') });
     const providers = new ScriptedProvider(() => Promise.reject(unreachable));
-    const { outcome } = await serveStep({ providers, inFlight: new InFlightRequests(directory) }, await reserved(new MemoryConnection()));
+    const { outcome } = await serveStep({ providers, inFlight: new InFlightRequests(directory), deploymentHealth: new DeploymentHealth() }, await reserved(new MemoryConnection()));
     expect(outcome).to.deep.include({ closing: { kind: 'release', reason: 'provider_error' }, error: unreachable, providerFailure: 'connection' });
   });
 
   it('a client that goes away aborts the call and releases the reservation as cancelled', async () => {
     const connection = new MemoryConnection();
     const providers = new ScriptedProvider((call) => new Promise((_resolve, reject) => call.signal!.addEventListener('abort', () => reject(call.signal!.reason))));
-    const serving = serveStep({ providers, inFlight: new InFlightRequests(directory) }, await reserved(connection));
+    const serving = serveStep({ providers, inFlight: new InFlightRequests(directory), deploymentHealth: new DeploymentHealth() }, await reserved(connection));
     await new Promise((resolve) => setImmediate(resolve));
     connection.goAway();
     const { outcome } = await serving;
@@ -66,7 +67,7 @@ describe('pipeline step: serve', () => {
 
   it('a key revoked during the call cuts the request off: charged what arrived (nothing), the client gets key_revoked', async () => {
     const providers = new ScriptedProvider((call) => new Promise((_resolve, reject) => call.signal!.addEventListener('abort', () => reject(call.signal!.reason))));
-    const serving = serveStep({ providers, inFlight: new InFlightRequests(directory) }, await reserved(new MemoryConnection()));
+    const serving = serveStep({ providers, inFlight: new InFlightRequests(directory), deploymentHealth: new DeploymentHealth() }, await reserved(new MemoryConnection()));
     await new Promise((resolve) => setImmediate(resolve));
     revoke({ ...testCaller().key, revoked: true });
     const { outcome } = await serving;
@@ -83,7 +84,7 @@ describe('pipeline step: serve', () => {
       called = true;
       return { type: 'body', status: 200, headers, body: Buffer.from(JSON.stringify(completion)) };
     });
-    const serving = serveStep({ providers, inFlight: new InFlightRequests(directory) }, await reserved(connection, recorded));
+    const serving = serveStep({ providers, inFlight: new InFlightRequests(directory), deploymentHealth: new DeploymentHealth() }, await reserved(connection, recorded));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(called, 'the provider is called before the reservation is recorded').to.equal(true);
     expect(connection.sent, 'nothing reaches the client before it is').to.deep.equal([]);
@@ -100,7 +101,7 @@ describe('pipeline step: serve', () => {
     const recorded = new Promise<void>((_resolve, reject) => (fail = reject));
     let abortedWith: unknown;
     const providers = new ScriptedProvider((call) => new Promise((_resolve, reject) => call.signal!.addEventListener('abort', () => reject((abortedWith = call.signal!.reason)))));
-    const serving = serveStep({ providers, inFlight: new InFlightRequests(directory) }, await reserved(connection, recorded));
+    const serving = serveStep({ providers, inFlight: new InFlightRequests(directory), deploymentHealth: new DeploymentHealth() }, await reserved(connection, recorded));
     await new Promise((resolve) => setImmediate(resolve));
     fail(outage);
     const { outcome } = await serving;
