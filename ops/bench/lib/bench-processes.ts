@@ -81,16 +81,29 @@ export const PROVIDER_FIRST_BYTE_MS = Number(process.env.BENCH_PROVIDER_FIRST_BY
 /** The model of the latency loads: its name asks the fake provider for that first-byte delay (`…-20ms`). */
 export const DELAYED_BENCH_MODEL = PROVIDER_FIRST_BYTE_MS > 0 ? `${BENCH_MODEL}-${PROVIDER_FIRST_BYTE_MS}ms` : `${BENCH_MODEL}-0ms`;
 
+/**
+ * BENCH_DEPLOYMENTS=2 serves each bench model from two deployments of equal weight (two provider entries on
+ * the same fake), to compare what choosing among deployments costs a request with one deployment (default 1).
+ */
+const DEPLOYMENTS = Number(process.env.BENCH_DEPLOYMENTS ?? 1);
+
+function deploymentsOf(modelId: string): string {
+  if (DEPLOYMENTS <= 1) return '';
+  const upstream = modelId.replace(/^openai\//, '');
+  const providers = Array.from({ length: DEPLOYMENTS }, (_, index) => (index % 2 === 0 ? 'openai' : 'openai-second'));
+  return `    deployments:\n${providers.map((provider, index) => `      - { id: d${index}, provider: ${provider}, upstream: ${upstream}, weight: 1 }\n`).join('')}`;
+}
+
 /** Starts the compiled gateway with a catalog of the bench models on the fake provider on the fake provider; `env` picks the mode. */
 export async function startGateway(env: Record<string, string>, settings: GatewaySettings): Promise<Running> {
   mkdirSync(settings.directory, { recursive: true });
   const catalog = join(settings.directory, 'catalog.yaml');
   writeFileSync(
     catalog,
-    `providers:\n  openai: { kind: openai, base_url: "${settings.fakeUrl}" }\nmodels:\n` +
+    `providers:\n  openai: { kind: openai, base_url: "${settings.fakeUrl}" }\n  openai-second: { kind: openai, base_url: "${settings.fakeUrl}" }\nmodels:\n` +
       // the same model, and one the fake answers PROVIDER_FIRST_BYTE_MS late (the latency loads)
       [BENCH_MODEL, DELAYED_BENCH_MODEL]
-        .map((id) => `  - id: ${id}\n    category: text\n    max_output_tokens: 16384\n    pricing: { input_per_mtok: "0.15", output_per_mtok: "0.60" }\n`)
+        .map((id) => `  - id: ${id}\n    category: text\n    max_output_tokens: 16384\n    pricing: { input_per_mtok: "0.15", output_per_mtok: "0.60" }\n${deploymentsOf(id)}`)
         .join(''),
   );
   const port = await freePort();
