@@ -58,6 +58,8 @@ export interface GatewaySettings {
   readonly directory: string;
   /** `--cpu-prof` into .bench/. */
   readonly profile: boolean;
+  /** The catalog's YAML, when not the bench models'. */
+  readonly catalog?: string;
 }
 
 /** What `npm start` runs: the compiled gateway (`buildGateway` makes it). */
@@ -94,12 +96,13 @@ function deploymentsOf(modelId: string): string {
   return `    deployments:\n${providers.map((provider, index) => `      - { id: d${index}, provider: ${provider}, upstream: ${upstream}, weight: 1 }\n`).join('')}`;
 }
 
-/** Starts the compiled gateway with a catalog of the bench models on the fake provider on the fake provider; `env` picks the mode. */
+/** Starts the compiled gateway with a catalog of the bench models on the fake provider (or `settings.catalog`); `env` picks the mode. */
 export async function startGateway(env: Record<string, string>, settings: GatewaySettings): Promise<Running> {
   mkdirSync(settings.directory, { recursive: true });
   const catalog = join(settings.directory, 'catalog.yaml');
   writeFileSync(
     catalog,
+    settings.catalog ??
     `providers:\n  openai: { kind: openai, base_url: "${settings.fakeUrl}" }\n  openai-second: { kind: openai, base_url: "${settings.fakeUrl}" }\nmodels:\n` +
       // the same model, and one the fake answers PROVIDER_FIRST_BYTE_MS late (the latency loads)
       [BENCH_MODEL, DELAYED_BENCH_MODEL]
