@@ -109,4 +109,21 @@ describe('pipeline step: serve', () => {
     expect(abortedWith, 'the provider call was aborted').to.equal('reservation_not_recorded');
     expect(connection.sent).to.deep.equal([]);
   });
+
+  it("cancels a provider's stream that began before the reservation turned out not to be recorded", async () => {
+    const connection = new MemoryConnection();
+    let fail!: (error: unknown) => void;
+    const recorded = new Promise<void>((_resolve, reject) => (fail = reject));
+    let cancelled = false;
+    const events = { eventsReceived: 0, failure: undefined, cancel: () => void (cancelled = true), [Symbol.asyncIterator]: () => ({ next: async () => ({ done: true as const, value: undefined }) }) };
+    const providers = new ScriptedProvider(async () => ({ type: 'stream', status: 200, headers: { ...headers, contentType: 'text/event-stream' }, events }));
+    const serving = serveStep({ providers, inFlight: new InFlightRequests(directory), deploymentHealth: new DeploymentHealth() }, await reserved(connection, recorded));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    fail(new GatewayError('service_unavailable', 'the event store is unavailable'));
+    const { outcome } = await serving;
+    expect(outcome.closing).to.deep.equal({ kind: 'not_recorded' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cancelled, 'the stream the provider had begun is closed').to.equal(true);
+    expect(connection.sent).to.deep.equal([]);
+  });
 });
