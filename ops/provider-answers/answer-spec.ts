@@ -2,7 +2,7 @@
  * Provider answers written by hand in each provider's own wire shape, non-streaming and streaming, after
  * the examples of wire-formats.md 1.2/1.4, 2.2/2.3, 3.2/3.3 — independent of the gateway's encoders, so a
  * decoder is checked against the providers' shapes rather than against the gateway's own writing. The
- * format tests run them (test/support/format-fixtures); the translation benchmark feeds one long answer
+ * format tests run them; the translation benchmark feeds one long answer
  * through every stream translator (ops/bench/translation-bench.ts).
  */
 import type { SseEvent } from '../../src/formats/sse-event.js';

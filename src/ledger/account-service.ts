@@ -3,8 +3,9 @@ import { isConnectionFailure } from '../errors/connection-failure.js';
 import { AppendCoalescer, appendsToManyStreams } from '../eventstore/append-coalescer.js';
 import { WrongExpectedRevisionError, type AppendResult, type EventStore, type EventToAppend, type ExpectedRevision, type ReadStreamOptions, type RecordedEvent } from '../eventstore/event-store.js';
 import type { Logger } from '../logger.js';
-import { decideAccount, type AccountCommand } from './account-decider.js';
-import { accountEventEnvelope, decodeAccountEvent } from './account-event-catalogue.js';
+import { closesUnknownReservation, decideBatch, type DecidedBatch } from './account-batch.js';
+import type { AccountCommand } from './account-decider.js';
+import { decodeAccountEvent } from './account-event-catalogue.js';
 import { accountStreamId } from './account-events.js';
 import type { AccountSnapshotStore } from './account-snapshot.js';
 import type { AccountOutcome, Accounts, EarlyOutcome } from './accounts.js';
@@ -59,13 +60,6 @@ interface Account {
   quietBatches: number;
   readonly queue: Pending[];
   flushing: boolean;
-}
-
-/** A batch decided against the account: the state after it, each command's outcome, the events to append. */
-interface DecidedBatch {
-  readonly working: AccountState;
-  readonly outcomes: readonly AccountOutcome[];
-  readonly events: number;
 }
 
 type TailReader = (options: ReadStreamOptions) => Promise<RecordedEvent[]>;
@@ -276,22 +270,8 @@ export class AccountService implements Accounts {
     append: (events: readonly EventToAppend[], options: { expectedRevision: bigint | 'no_stream' }) => Promise<AppendResult>,
     tellEarly: boolean,
   ): Promise<{ decided: DecidedBatch; result: AppendResult | undefined }> {
-    const now = this.options.clock.now();
-    const occurredAt = now.toISOString();
-    const working = cloneAccountState(account.state);
-    const toAppend: EventToAppend[] = [];
-    const outcomes: AccountOutcome[] = [];
-    for (const pending of batch) {
-      const decision = decideAccount(working, pending.command, now);
-      if ('events' in decision) {
-        for (const event of decision.events) {
-          applyAccountEvent(working, event, occurredAt);
-          toAppend.push(accountEventEnvelope(orgId, event, occurredAt, pending.causedBy));
-        }
-      }
-      outcomes.push({ decision, balance: balanceOf(working), reserved: working.reserved });
-    }
-    const decided = { working, outcomes, events: toAppend.length };
+    const decided = decideBatch(orgId, account.state, batch, this.options.clock.now());
+    const { toAppend, outcomes } = decided;
     if (toAppend.length === 0) return { decided, result: undefined };
     // the callers that asked may act on a decision that will stand while it commits (they gate what they show on `durable`)
     if (tellEarly) {
@@ -308,17 +288,5 @@ export class AccountService implements Accounts {
     account.eventsSinceSnapshot = 0;
     const snapshot = { state: cloneAccountState(account.state), revision: account.revision };
     this.options.snapshots.save(orgId, snapshot).catch((error) => this.options.logger?.warn({ err: error, orgId }, 'account snapshot failed'));
-  }
-}
-
-function closesUnknownReservation(state: AccountState, command: AccountCommand): boolean {
-  switch (command.type) {
-    case 'SettleReservation':
-    case 'CutOffReservation':
-    case 'ReleaseReservation':
-    case 'ExpireReservation':
-      return !state.open.has(command.reservationId);
-    default:
-      return false;
   }
 }
