@@ -244,29 +244,17 @@ function accountOf(fold: LedgerFold, orgId: string): AuditedAccount {
   return account;
 }
 
+/** A spend row with nothing counted yet, for its key (the log's fold and the read models' fold alike). */
+export function emptySpendRow(key: SpendRowKey): SpendRow {
+  const { orgId, day, keyId, spaceId, category, model, priceVersion } = key;
+  return { orgId, day, keyId, spaceId, category, model, priceVersion, requests: 0, spend: 0n, settled: 0, overruns: 0, overrunAmount: 0n, cutOffs: 0, cutOffAmount: 0n, released: 0, expired: 0, byKind: zeroSpendByKind() };
+}
+
 function rowOf(fold: LedgerFold, key: SpendRowKey): SpendRow {
   const id = `${key.orgId}\u0000${key.day}\u0000${key.keyId}\u0000${key.spaceId ?? ''}\u0000${key.category}\u0000${key.model}\u0000${key.priceVersion ?? ''}`;
   let row = fold.rows.get(id);
   if (!row) {
-    row = {
-      orgId: key.orgId,
-      day: key.day,
-      keyId: key.keyId,
-      spaceId: key.spaceId,
-      category: key.category,
-      model: key.model,
-      priceVersion: key.priceVersion,
-      requests: 0,
-      spend: 0n,
-      settled: 0,
-      overruns: 0,
-      overrunAmount: 0n,
-      cutOffs: 0,
-      cutOffAmount: 0n,
-      released: 0,
-      expired: 0,
-      byKind: zeroSpendByKind(),
-    };
+    row = emptySpendRow(key);
     fold.rows.set(id, row);
   }
   return row;

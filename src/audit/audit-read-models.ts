@@ -3,7 +3,7 @@ import type { SpendType } from '../billing/categories.js';
 import { ledgerProjection } from '../../projections/ledger-projection.js';
 import { COST_KINDS, type CostKind } from '../billing/money.js';
 import { KIND_COLUMNS } from '../../projections/ledger-tables.js';
-import { addSpendByKind, emptyLedgerFold, zeroSpendByKind, type LedgerFold, type SpendRow } from './audit-fold.js';
+import { addSpendByKind, emptyLedgerFold, emptySpendRow, type LedgerFold, type SpendRow } from './audit-fold.js';
 import type { AuditFilter } from './audit-report.js';
 
 /**
@@ -150,25 +150,7 @@ function rowOf(fold: LedgerFold, row: GroupedRow): SpendRow {
   const id = JSON.stringify([row.org_id, row.day, row.key_id, row.space_id, row.category, row.model, row.price_version]);
   let target = fold.rows.get(id);
   if (!target) {
-    target = {
-      orgId: row.org_id,
-      day: row.day,
-      keyId: row.key_id,
-      spaceId: row.space_id,
-      category: row.category,
-      model: row.model,
-      priceVersion: row.price_version,
-      requests: 0,
-      spend: 0n,
-      settled: 0,
-      overruns: 0,
-      overrunAmount: 0n,
-      cutOffs: 0,
-      cutOffAmount: 0n,
-      released: 0,
-      expired: 0,
-      byKind: zeroSpendByKind(),
-    };
+    target = emptySpendRow({ orgId: row.org_id, day: row.day, keyId: row.key_id, spaceId: row.space_id, category: row.category, model: row.model, priceVersion: row.price_version });
     fold.rows.set(id, target);
   }
   accountOf(fold, row.org_id);
