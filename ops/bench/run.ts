@@ -29,6 +29,11 @@
  * the load between two processes costs without a shared account. BENCH_SCALE_ROUNDS (default 5) then measures
  * these three again in rounds, back to back, and reports the median ratios (lib/scale-rounds.ts); 0 skips them.
  * BENCH_NODE_FLAGS adds Node flags to the gateways.
+ * BENCH_BEFORE=<git ref> (with `production`) builds that commit's gateway in a worktree under .bench/ and
+ * loads it too, just before today's production gateway, with its own database: the table then shows the
+ * code before a change beside it, in the same run (lib/before-worktree.ts).
+ * When BENCH_POSTGRES_URL's server keeps `pg_stat_statements`, each target database's statements are
+ * printed after the table, most time first (lib/statement-breakdown.ts).
  *
  * At the end the balance equation of every gateway's ledger is checked by its audit (a replay of the log);
  * a mismatch fails the run.
@@ -45,6 +50,8 @@ import { startBenchRedis } from './lib/bench-redis.js';
 import { printBalances, printReport, writeReport, type TargetResult } from './lib/bench-report.js';
 import { describeIdleMemory, measureIdleEmbedded, type IdleMemory } from './lib/idle-embedded-memory.js';
 import { measure, type MeasureSettings, type Target } from './lib/measure.js';
+import { buildBefore } from './lib/before-worktree.js';
+import { printStatements, readStatements, resetStatements, type StatementBreakdown } from './lib/statement-breakdown.js';
 import { measureScaleRounds, printScaleRounds, scaleRoundRatios, type ScaleRound } from './lib/scale-rounds.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -68,6 +75,7 @@ const PROFILE = Boolean(process.env.BENCH_PROFILE);
 const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 5);
 
 buildGateway();
+const before = process.env.BENCH_BEFORE && ONLY.has('production') ? buildBefore(process.env.BENCH_BEFORE) : undefined;
 const directory = mkdtempSync(join(tmpdir(), 'gw-bench-'));
 mkdirSync('.bench', { recursive: true });
 const started: Running[] = [];
@@ -75,20 +83,22 @@ const redis = await startBenchRedis();
 const REDIS_URL = redis.url;
 let failed = false;
 try {
-  await withBenchDatabase('gateway', (databaseUrl) => withBenchDatabase('worker', (workerDatabaseUrl) => withBenchDatabase('pair', async (pairDatabaseUrl) => {
+  await withBenchDatabase('gateway', (databaseUrl) => withBenchDatabase('worker', (workerDatabaseUrl) => withBenchDatabase('pair', (pairDatabaseUrl) => withBenchDatabase('before', async (beforeDatabaseUrl) => {
     const fake = await startProcess(['--import', 'tsx', 'ops/bench/lib/serve.ts', 'fake-provider'], {}, /listening (\S+)/);
     started.push(fake);
     const proxy = await startProcess(['--import', 'tsx', 'ops/bench/lib/serve.ts', 'bare-proxy', String(await freePort()), fake.url], {}, /listening (\S+)/);
     started.push(proxy);
-    const gatewaySettings = (name: string) => ({ adminToken: ADMIN_TOKEN, fakeUrl: fake.url, directory: join(directory, name), profile: PROFILE });
-    const gateway = async (name: string, env: Record<string, string>) => {
-      const running = await startGateway(env, gatewaySettings(name));
+    const gatewaySettings = (name: string, root?: string) => ({ adminToken: ADMIN_TOKEN, fakeUrl: fake.url, directory: join(directory, name), profile: PROFILE, ...(root ? { root } : {}) });
+    const gateway = async (name: string, env: Record<string, string>, root?: string) => {
+      const running = await startGateway(env, gatewaySettings(name, root));
       started.push(running);
       return running;
     };
     const targets: Target[] = [];
     /** Gateways whose ledgers are verified at the end: one per event log. */
     const ledgers: { name: string; url: string }[] = [];
+    /** The databases whose statements are read at the end, when the server keeps them. */
+    const statementDatabases: { label: string; url: string }[] = [];
     const pidsOf = (...runnings: Running[]) => runnings.map((running) => running.child.pid!);
     const chat = { path: '/v1/chat/completions' };
     // the fake's URL is a base URL with a path (…/v1): the load generators take an origin and a path
@@ -109,12 +119,21 @@ try {
       ledgers.push({ name: 'embedded', url: embedded.url });
     }
     let oneInstance: Target | undefined;
+    if (before) {
+      const earlier = await gateway('before', { DATABASE_URL: beforeDatabaseUrl, REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}before:` }, before.root);
+      const { key } = await createBenchKey(earlier.url, ADMIN_TOKEN);
+      const name = `gateway, production mode, before (${before.commit})`;
+      targets.push({ name, entries: [{ origin: earlier.url, headers: { authorization: `Bearer ${key}` } }], ...chat, pids: pidsOf(earlier), databases: [beforeDatabaseUrl], usesRedis: true });
+      ledgers.push({ name, url: earlier.url });
+      statementDatabases.push({ label: name, url: beforeDatabaseUrl });
+    }
     if (ONLY.has('production')) {
       const production = await gateway('production', { DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}production:` });
       const { key } = await createBenchKey(production.url, ADMIN_TOKEN);
       oneInstance = { name: 'gateway, production mode', entries: [{ origin: production.url, headers: { authorization: `Bearer ${key}` } }], ...chat, pids: pidsOf(production), databases: [databaseUrl], usesRedis: true, gateways: { urls: [production.url], adminToken: ADMIN_TOKEN } };
       targets.push(oneInstance);
       ledgers.push({ name: 'production', url: production.url });
+      statementDatabases.push({ label: `gateway, production mode${ONLY.has('many-organizations') ? ' (and its many organizations)' : ''}`, url: databaseUrl });
       if (ONLY.has('many-organizations')) {
         // The same process, the load spread over many organizations (one key and connection each): their
         // accounts' batches share writes (group commit across accounts), where one organization has one
@@ -183,6 +202,7 @@ try {
       adminPostgresUrl: ADMIN_POSTGRES_URL,
       redisPid: redis.pid,
     };
+    const keepsStatements = statementDatabases.length > 0 && (await resetStatements(ADMIN_POSTGRES_URL).catch(() => false));
     const results: TargetResult[] = [];
     for (const target of targets) results.push(await measure(target, settings));
     const floor = results[targets.indexOf(floorTarget)]!;
@@ -192,6 +212,7 @@ try {
       oneInstance && twoInstances ? await measureScaleRounds({ one: oneInstance, two: twoInstances, apart: twoInstancesApart }, settings, SCALE_ROUNDS) : [];
     const balances = await verifyLedgers(ledgers);
     failed = balances.some((ledger) => ledger.mismatches.length > 0);
+    const statements: StatementBreakdown[] = keepsStatements ? await Promise.all(statementDatabases.map(({ label, url }) => readStatements(ADMIN_POSTGRES_URL, url, label))) : [];
     let idle: IdleMemory | undefined;
     if (ONLY.has('embedded')) {
       // After the loads, with the gateways stopped: an idle process on a quiet machine is what this measures.
@@ -202,13 +223,14 @@ try {
     printReport(results, floor, reportSettings, scaleOut);
     printScaleRounds(scaleRounds);
     printBalances(balances);
+    printStatements(statements);
     if (idle) console.log(`\n${describeIdleMemory(idle)}`);
     const path = writeReport(results, floor, { ...reportSettings, pacedRate: PACED_RATE, streamRate: STREAM_RATE, pacedSeconds: PACED_SECONDS, nodeFlags: process.env.BENCH_NODE_FLAGS ?? '' }, scaleOut, { rounds: scaleRounds, ratios: scaleRoundRatios(scaleRounds) }, balances, idle);
     console.log(`\nfigures as JSON: ${path}`);
     for (const running of started) {
       if (running.problems.length > 0) console.log(`\nwarnings and errors logged by ${running.url} (the first ${running.problems.length}):\n${running.problems.join('\n')}`);
     }
-  })));
+  }))));
 } finally {
   for (const running of started.reverse()) await stop(running).catch(() => {});
   rmSync(directory, { recursive: true, force: true });

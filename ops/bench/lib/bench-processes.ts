@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { freePort } from '../../free-port.js';
 
 /** The servers of one benchmark run, each in its own process (its own event loop, as in production). */
@@ -16,8 +16,8 @@ const KEPT_PROBLEMS = 20;
 const PROBLEM_LINE = /"level":(4|5|6)0\b/;
 
 /** Starts `node <args>` and resolves once its output matches `ready` (the first group is its URL). */
-export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<Running> {
-  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startProcess(args: string[], env: Record<string, string>, ready: RegExp, cwd?: string): Promise<Running> {
+  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not start: ${output}`)), 60_000);
@@ -60,6 +60,8 @@ export interface GatewaySettings {
   readonly profile: boolean;
   /** The catalog's YAML, when not the bench models'. */
   readonly catalog?: string;
+  /** Another checkout whose compiled gateway runs instead of this one's (BENCH_BEFORE: lib/before-worktree.ts). */
+  readonly root?: string;
 }
 
 /** What `npm start` runs: the compiled gateway (`buildGateway` makes it). */
@@ -112,12 +114,13 @@ export async function startGateway(env: Record<string, string>, settings: Gatewa
   const port = await freePort();
   const running = await startProcess(
     [
-      ...(settings.profile ? ['--cpu-prof', '--cpu-prof-dir', '.bench'] : []),
+      ...(settings.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve('.bench')] : []),
       ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
       GATEWAY_ENTRY,
     ],
     { PORT: String(port), HOST: '127.0.0.1', CATALOG_FILE: catalog, ADMIN_TOKEN: settings.adminToken, LOG_LEVEL: 'info', DATA_DIR: join(settings.directory, 'data'), ...env },
     /(gateway listening)/,
+    settings.root,
   );
   running.url = `http://127.0.0.1:${port}`;
   return running;
