@@ -30,8 +30,9 @@
  * these three again in rounds, back to back, and reports the median ratios (lib/scale-rounds.ts); 0 skips them.
  * BENCH_NODE_FLAGS adds Node flags to the gateways.
  * BENCH_BEFORE=<git ref> (with `production`) builds that commit's gateway in a worktree under .bench/ and
- * loads it too, just before today's production gateway, with its own database: the table then shows the
- * code before a change beside it, in the same run (lib/before-worktree.ts).
+ * loads it too, just before today's production gateway (BENCH_BEFORE_LAST=1: just after it), with its own
+ * database: the table then shows the code before a change beside it, in the same run (lib/before-worktree.ts).
+ * Run it both ways round: the second of two targets measured back to back tends to do a little better.
  * When BENCH_POSTGRES_URL's server keeps `pg_stat_statements`, each target database's statements are
  * printed after the table, most time first (lib/statement-breakdown.ts).
  *
@@ -73,6 +74,7 @@ const PACED_BODY = JSON.stringify({ ...(JSON.parse(BODY) as object), model: DELA
 const STREAM_BODY = JSON.stringify({ ...(JSON.parse(PACED_BODY) as object), stream: true });
 const PROFILE = Boolean(process.env.BENCH_PROFILE);
 const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 5);
+const BEFORE_LAST = process.env.BENCH_BEFORE_LAST === '1';
 
 buildGateway();
 const before = process.env.BENCH_BEFORE && ONLY.has('production') ? buildBefore(process.env.BENCH_BEFORE) : undefined;
@@ -119,11 +121,13 @@ try {
       ledgers.push({ name: 'embedded', url: embedded.url });
     }
     let oneInstance: Target | undefined;
+    let beforeTarget: Target | undefined;
     if (before) {
       const earlier = await gateway('before', { DATABASE_URL: beforeDatabaseUrl, REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}before:` }, before.root);
       const { key } = await createBenchKey(earlier.url, ADMIN_TOKEN);
       const name = `gateway, production mode, before (${before.commit})`;
-      targets.push({ name, entries: [{ origin: earlier.url, headers: { authorization: `Bearer ${key}` } }], ...chat, pids: pidsOf(earlier), databases: [beforeDatabaseUrl], usesRedis: true });
+      beforeTarget = { name, entries: [{ origin: earlier.url, headers: { authorization: `Bearer ${key}` } }], ...chat, pids: pidsOf(earlier), databases: [beforeDatabaseUrl], usesRedis: true };
+      if (!BEFORE_LAST) targets.push(beforeTarget);
       ledgers.push({ name, url: earlier.url });
       statementDatabases.push({ label: name, url: beforeDatabaseUrl });
     }
@@ -132,6 +136,7 @@ try {
       const { key } = await createBenchKey(production.url, ADMIN_TOKEN);
       oneInstance = { name: 'gateway, production mode', entries: [{ origin: production.url, headers: { authorization: `Bearer ${key}` } }], ...chat, pids: pidsOf(production), databases: [databaseUrl], usesRedis: true, gateways: { urls: [production.url], adminToken: ADMIN_TOKEN } };
       targets.push(oneInstance);
+      if (beforeTarget && BEFORE_LAST) targets.push(beforeTarget);
       ledgers.push({ name: 'production', url: production.url });
       statementDatabases.push({ label: `gateway, production mode${ONLY.has('many-organizations') ? ' (and its many organizations)' : ''}`, url: databaseUrl });
       if (ONLY.has('many-organizations')) {
@@ -210,9 +215,11 @@ try {
     const scaleOut = oneInstance && twoInstances ? { one: resultOf(oneInstance)!, two: resultOf(twoInstances)!, apart: resultOf(twoInstancesApart) } : undefined;
     const scaleRounds: ScaleRound[] =
       oneInstance && twoInstances ? await measureScaleRounds({ one: oneInstance, two: twoInstances, apart: twoInstancesApart }, settings, SCALE_ROUNDS) : [];
+    // Read before the audits below replay each log: their reads are not the requests'.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const statements: StatementBreakdown[] = keepsStatements ? await Promise.all(statementDatabases.map(({ label, url }) => readStatements(ADMIN_POSTGRES_URL, url, label))) : [];
     const balances = await verifyLedgers(ledgers);
     failed = balances.some((ledger) => ledger.mismatches.length > 0);
-    const statements: StatementBreakdown[] = keepsStatements ? await Promise.all(statementDatabases.map(({ label, url }) => readStatements(ADMIN_POSTGRES_URL, url, label))) : [];
     let idle: IdleMemory | undefined;
     if (ONLY.has('embedded')) {
       // After the loads, with the gateways stopped: an idle process on a quiet machine is what this measures.

@@ -120,6 +120,8 @@ export function defineEvent<const Type extends string, Schema extends z.ZodType>
 /** Every event type a reader can meet, by name. */
 export class EventCatalogue<Definitions extends readonly EventDefinition[] = readonly EventDefinition[]> {
   private readonly byType = new Map<string, EventDefinition>();
+  /** Decoded events by the object read; an entry lives as long as its event does. */
+  private readonly decoded = new WeakMap<RecordedEvent, EventOf<Definitions[number]>>();
 
   constructor(readonly definitions: Definitions) {
     for (const definition of definitions) {
@@ -142,11 +144,19 @@ export class EventCatalogue<Definitions extends readonly EventDefinition[] = rea
     return definition.create(input);
   }
 
-  /** The event with its data in the current shape; metadata still says the version it was stored as. */
+  /**
+   * The event with its data in the current shape; metadata still says the version it was stored as.
+   * Readers that were handed the same event object (a page the store read once for several subscriptions)
+   * get the same decoded object, checked once: readers treat events as read-only.
+   */
   decode(event: RecordedEvent): EventOf<Definitions[number]> {
+    const known = this.decoded.get(event);
+    if (known) return known;
     const where = `${event.streamId}@${event.revision}`;
     const definition = this.byType.get(event.type);
     if (!definition) throw new UnknownEventTypeError(event.type, where);
-    return { ...event, data: definition.upcast(event.metadata.schemaVersion, event.data, where) } as EventOf<Definitions[number]>;
+    const decoded = { ...event, data: definition.upcast(event.metadata.schemaVersion, event.data, where) } as EventOf<Definitions[number]>;
+    this.decoded.set(event, decoded);
+    return decoded;
   }
 }

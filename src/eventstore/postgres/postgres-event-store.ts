@@ -20,6 +20,7 @@ import { appendToStream, appendToStreams } from './append-to-stream.js';
 import { decodePostgresPosition, encodePostgresPosition } from './postgres-position.js';
 import { countEventsAfter, readGlobalPage, readHeadPosition, readStreamEvents } from './postgres-reads.js';
 import { PostgresSubscription, type SubscriptionSource } from './postgres-subscription.js';
+import { SharedPageReads } from './shared-page-reads.js';
 
 export interface PostgresEventStoreOptions {
   /** Events per read of a subscription (and the default page of readAll). */
@@ -48,6 +49,8 @@ export class PostgresEventStore implements EventStore {
   private notifying: Promise<void> | undefined;
   private notifyAgain = false;
   private closed = false;
+  /** The subscriptions' page reads, one query for those that ask for the same page at once. */
+  private readonly pageReads: SharedPageReads;
 
   constructor(
     private readonly database: Database,
@@ -55,6 +58,7 @@ export class PostgresEventStore implements EventStore {
   ) {
     this.batchSize = options.batchSize ?? 1_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.pageReads = new SharedPageReads((after, limit, prefixes) => readGlobalPage(this.database.kysely, after, limit, prefixes));
   }
 
   async append(streamId: string, events: readonly EventToAppend[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
@@ -108,9 +112,10 @@ export class PostgresEventStore implements EventStore {
   subscribe(options: SubscribeOptions, handler: (event: RecordedEvent) => Promise<void> | void, onError?: (error: unknown) => void): Subscription {
     if (this.closed) throw new Error('the event store is closed');
     const source: SubscriptionSource = {
-      readPage: (after, limit, prefixes) => readGlobalPage(this.database.kysely, after, limit, prefixes),
+      readPage: (after, limit, prefixes) => this.pageReads.readPage(after, limit, prefixes),
       readHead: () => readHeadPosition(this.database.kysely, 'committed'),
       onAppended: (wake) => this.onAppended(wake),
+      at: (time) => this.pageReads.at(time),
     };
     const subscription = new PostgresSubscription(
       source,

@@ -9,6 +9,17 @@ export interface SubscriptionSource {
   readHead(): Promise<PostgresPosition | undefined>;
   /** Calls `wake` after each committed append (NOTIFY); returns the unregister function. */
   onAppended(wake: () => void): () => void;
+  /** Resolves at `time` (epoch ms); the store's subscriptions that wait for the same time wake together (shared-page-reads.ts). */
+  at(time: number): Promise<void>;
+}
+
+/**
+ * The next read after a short page: about `interval` after it, rounded to a whole multiple of the interval
+ * so that every subscription of the store with that interval (or a divisor of it) reads at the same time
+ * and can share the page. On average the wait is the interval, as before.
+ */
+export function nextReadTime(caughtUpAt: number, interval: number): number {
+  return Math.round((caughtUpAt + interval) / interval) * interval;
 }
 
 export interface PostgresSubscriptionOptions {
@@ -88,8 +99,8 @@ export class PostgresSubscription implements Subscription {
     while (!this.stopped) {
       // Woken right after a short page: let appends gather so that the next read takes them together.
       if (caughtUpAt !== undefined && minReadIntervalMs > 0) {
-        const wait = caughtUpAt + minReadIntervalMs - Date.now();
-        if (wait > 0) await this.sleep(wait, { ignoreWakes: true });
+        const at = nextReadTime(caughtUpAt, minReadIntervalMs);
+        if (at > Date.now()) await this.sleepUntil(at);
         if (this.stopped) return;
       }
       caughtUpAt = undefined;
@@ -149,19 +160,29 @@ export class PostgresSubscription implements Subscription {
     }
   }
 
-  /** Sleeps until the time is up, an append is announced (unless `ignoreWakes`), or the subscription stops. */
-  private sleep(ms: number, options: { ignoreWakes?: boolean } = {}): Promise<void> {
+  /** Sleeps until the time is up, an append is announced, or the subscription stops. */
+  private sleep(ms: number): Promise<void> {
     // Stopped while a read was in flight: the wake-up of `halt` went to no sleeper.
     if (this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       timer.unref();
-      const stopped = () => this.stopped;
       function done() {
         clearTimeout(timer);
         resolve();
       }
-      this.wakeSleeper = options.ignoreWakes ? () => stopped() && done() : done;
+      this.wakeSleeper = done;
+    });
+  }
+
+  /** Sleeps until the store's tick at `time` (appends do not wake it), or the subscription stops. */
+  private sleepUntil(time: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      void this.source.at(time).then(resolve);
+      this.wakeSleeper = () => {
+        if (this.stopped) resolve();
+      };
     });
   }
 

@@ -17,6 +17,7 @@ describe('Postgres subscription bookkeeping', () => {
       readPage: async () => emptyPage,
       readHead: () => new Promise((resolve) => (answerHead = resolve)),
       onAppended: () => () => {},
+      at: async () => {},
     };
     const subscription = new PostgresSubscription(source, { from: 'start', streamPrefixes: undefined, batchSize: 10, pollIntervalMs: 50, minReadIntervalMs: 0 }, () => {}, undefined);
     const waiting = subscription.caughtUp().then(
