@@ -76,7 +76,7 @@ function nameOf(query: string): string {
   return prefixes === 0 ? 'global page, unfiltered' : `global page, ${prefixes / 4} stream prefix${prefixes === 4 ? '' : 'es'}`;
 }
 
-const SHOWN = 8;
+const SHOWN = 12;
 
 export function printStatements(breakdowns: readonly StatementBreakdown[]): void {
   for (const { label, requests, statements } of breakdowns) {

@@ -14,12 +14,13 @@ export interface SubscriptionSource {
 }
 
 /**
- * The next read after a short page: about `interval` after it, rounded to a whole multiple of the interval
- * so that every subscription of the store with that interval (or a divisor of it) reads at the same time
- * and can share the page. On average the wait is the interval, as before.
+ * The next read after a short page: the next whole multiple of the interval, so that every subscription of
+ * the store with that interval (or a divisor of it) reads at the same time and can share the page. Readers
+ * that shared a page are caught up within the same interval and so pick the same tick again; the wait is
+ * at most the interval, and about the interval for a reader caught up just after its tick.
  */
 export function nextReadTime(caughtUpAt: number, interval: number): number {
-  return Math.round((caughtUpAt + interval) / interval) * interval;
+  return (Math.floor(caughtUpAt / interval) + 1) * interval;
 }
 
 export interface PostgresSubscriptionOptions {

@@ -148,7 +148,10 @@ describe('Postgres event store: page reads shared by subscriptions', function ()
     await Promise.all([shared.at(time).then(() => order.push('a')), shared.at(time).then(() => order.push('b'))]);
     expect(order).to.deep.equal(['a', 'b']);
     expect(Date.now()).to.be.at.least(time);
-    // 1,000,030 + 100 rounds to 1,000,100; 1,000,070 + 100 to 1,000,200; 1,000,049 + 50 to 1,000,100
-    expect([nextReadTime(1_000_030, 100), nextReadTime(1_000_070, 100), nextReadTime(1_000_049, 50)]).to.deep.equal([1_000_100, 1_000_200, 1_000_100]);
+    // the next whole 100 ms after 1,000,030 and after 1,000,099 is 1,000,100; after 1,000,100 it is 1,000,200;
+    // the next whole 50 ms after 1,000,049 is 1,000,050
+    expect([nextReadTime(1_000_030, 100), nextReadTime(1_000_099, 100), nextReadTime(1_000_100, 100), nextReadTime(1_000_049, 50)]).to.deep.equal([
+      1_000_100, 1_000_100, 1_000_200, 1_000_050,
+    ]);
   });
 });
