@@ -29,9 +29,9 @@
  * the load between two processes costs without a shared account. BENCH_SCALE_ROUNDS (default 5) then measures
  * these three again in rounds, back to back, and reports the median ratios (lib/scale-rounds.ts); 0 skips them.
  * BENCH_NODE_FLAGS adds Node flags to the gateways.
- * BENCH_BEFORE=<git ref> (with `production`) builds that commit's gateway in a worktree under .bench/ and
- * loads it too, just before today's production gateway (BENCH_BEFORE_LAST=1: just after it), with its own
- * database: the table then shows the code before a change beside it, in the same run (lib/before-worktree.ts).
+ * BENCH_BEFORE=<git ref> (with `production` or `embedded`) builds that commit's gateway in a worktree under .bench/ and
+ * loads it too, just before today's gateway of that mode (BENCH_BEFORE_LAST=1: just after it), with its own
+ * database or data directory: the table then shows the code before a change beside it, in the same run (lib/before-worktree.ts).
  * Run it both ways round: the second of two targets measured back to back tends to do a little better.
  * When BENCH_POSTGRES_URL's server keeps `pg_stat_statements`, each target database's statements are
  * printed after the table, most time first (lib/statement-breakdown.ts).
@@ -77,7 +77,7 @@ const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 5);
 const BEFORE_LAST = process.env.BENCH_BEFORE_LAST === '1';
 
 buildGateway();
-const before = process.env.BENCH_BEFORE && ONLY.has('production') ? buildBefore(process.env.BENCH_BEFORE) : undefined;
+const before = process.env.BENCH_BEFORE && (ONLY.has('production') || ONLY.has('embedded')) ? buildBefore(process.env.BENCH_BEFORE) : undefined;
 const directory = mkdtempSync(join(tmpdir(), 'gw-bench-'));
 mkdirSync('.bench', { recursive: true });
 const started: Running[] = [];
@@ -115,10 +115,15 @@ try {
       // Measured before the targets that load the shared Postgres server: measured after them, it ran beside
       // that server's checkpoints and autovacuum of their databases (the machine's CPU a request 1,202 µs
       // against 666–722 µs measured alone, docs/performance.md), which the embedded gateway does not use.
-      const embedded = await gateway('embedded', {});
-      const { key } = await createBenchKey(embedded.url, ADMIN_TOKEN);
-      targets.push({ name: 'gateway, embedded mode', entries: [{ origin: embedded.url, headers: { authorization: `Bearer ${key}` } }], ...chat, pids: pidsOf(embedded), databases: [], usesRedis: false });
-      ledgers.push({ name: 'embedded', url: embedded.url });
+      const embeddedTarget = async (directoryName: string, name: string, root?: string): Promise<Target> => {
+        const embedded = await gateway(directoryName, {}, root);
+        const { key } = await createBenchKey(embedded.url, ADMIN_TOKEN);
+        ledgers.push({ name, url: embedded.url });
+        return { name, entries: [{ origin: embedded.url, headers: { authorization: `Bearer ${key}` } }], ...chat, pids: pidsOf(embedded), databases: [], usesRedis: false };
+      };
+      const now = await embeddedTarget('embedded', 'gateway, embedded mode');
+      const earlier = before ? await embeddedTarget('embedded-before', `gateway, embedded mode, before (${before.commit})`, before.root) : undefined;
+      targets.push(...(earlier === undefined ? [now] : BEFORE_LAST ? [now, earlier] : [earlier, now]));
     }
     let oneInstance: Target | undefined;
     let beforeTarget: Target | undefined;
