@@ -127,7 +127,7 @@ try {
     }
     let oneInstance: Target | undefined;
     let beforeTarget: Target | undefined;
-    if (before) {
+    if (before && ONLY.has('production')) {
       const earlier = await gateway('before', { DATABASE_URL: beforeDatabaseUrl, REDIS_URL, REDIS_PREFIX: `${REDIS_PREFIX}before:` }, before.root);
       const { key } = await createBenchKey(earlier.url, ADMIN_TOKEN);
       const name = `gateway, production mode, before (${before.commit})`;

@@ -6,8 +6,9 @@ import { comparePostgresPositions, decodePostgresPosition, type PostgresPosition
  * One read of the global log for the subscriptions of a store that ask for the same page at the same time.
  *
  * A gateway follows the log with several subscriptions (the ledger's, the budget alerts', the access and
- * video read models', the access directory, the price book). Each read its own page after every append, so
- * Postgres walked and sent the same rows five or six times: about a third of its statement time a request.
+ * video read models', the access directory, the price book). Each read its own pages on its own schedule, so
+ * Postgres walked and sent the same rows six times: about a third of its statement time a request (55–62 of
+ * 173–188 µs in the benchmark; 17–19 µs shared, docs/performance-log.md).
  * Subscriptions that wait between reads (`minReadIntervalMs`) now wake on shared ticks, at whole multiples
  * of their interval (`at`), so that those caught up at the same position ask for the same page in the same
  * turn of the event loop. The requests of one turn are gathered and read together:
@@ -41,7 +42,8 @@ const filterKey = (prefixes: readonly string[] | undefined) => (prefixes && pref
 
 export class SharedPageReads {
   private pending: PageRequest[] = [];
-  private readonly ticks = new Map<number, { timer: NodeJS.Timeout; wakes: (() => void)[] }>();
+  /** The callers waiting for each tick (epoch ms), woken by one timer. */
+  private readonly ticks = new Map<number, (() => void)[]>();
 
   constructor(private readonly read: ReadPage) {}
 
@@ -58,18 +60,18 @@ export class SharedPageReads {
    */
   at(time: number): Promise<void> {
     return new Promise((resolve) => {
-      const tick = this.ticks.get(time);
-      if (tick) {
-        tick.wakes.push(resolve);
+      const waiting = this.ticks.get(time);
+      if (waiting) {
+        waiting.push(resolve);
         return;
       }
+      this.ticks.set(time, [resolve]);
       const timer = setTimeout(() => {
-        const due = this.ticks.get(time);
+        const due = this.ticks.get(time) ?? [];
         this.ticks.delete(time);
-        for (const wake of due?.wakes ?? []) wake();
+        for (const wake of due) wake();
       }, Math.max(0, time - Date.now()));
       timer.unref();
-      this.ticks.set(time, { timer, wakes: [resolve] });
     });
   }
 
