@@ -58,6 +58,8 @@ export function compared(result: TargetResult, floor: TargetResult) {
     ownCpuRatio: ratio(result.cpu.own, floor.cpu.own),
     postgresPlusRedisCpu: backing,
     postgresPlusRedisRatio: ratio(backing, floor.cpu.own),
+    /** The machine's CPU a request (every process but the load generator) against the same figure of the proxy's load. */
+    machineRatio: ratio(result.cpu.machine, floor.cpu.machine),
     pacedAddedP50: result.paced.p50 - floor.paced.p50,
     pacedAddedP99: result.paced.p99 - floor.paced.p99,
     streamingAddedP50: result.streaming.p50 - floor.streaming.p50,
@@ -103,9 +105,9 @@ export function printReport(
   );
   console.log(
     '| target | req/s | × proxy | CPU µs/req, own | × proxy | CPU µs/req, Postgres | CPU µs/req, Redis | PG+Redis × proxy | ' +
-      `p50 ms @${pacedRate}/s | added | p99 ms @${pacedRate}/s | added | stream TTFB p50 ms | added | RSS MB under load | peak RSS MB | CPU µs/req, machine | errors |`,
+      `p50 ms @${pacedRate}/s | added | p99 ms @${pacedRate}/s | added | stream TTFB p50 ms | added | RSS MB under load | peak RSS MB | CPU µs/req, machine | × proxy | errors |`,
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const result of results) {
     const derived = compared(result, floor);
     const isFloor = result === floor;
@@ -115,7 +117,7 @@ export function printReport(
         `${fixed(result.cpu.postgres, 0)} | ${fixed(result.cpu.redis, 0)} | ${fixed(derived.postgresPlusRedisRatio, 2)} | ` +
         `${fixed(result.paced.p50, 2)} | ${isFloor ? '-' : fixed(derived.pacedAddedP50, 2)} | ${fixed(result.paced.p99, 2)} | ${isFloor ? '-' : fixed(derived.pacedAddedP99, 2)} | ` +
         `${fixed(result.streaming.p50, 2)} | ${isFloor ? '-' : fixed(derived.streamingAddedP50, 2)} | ${megabytes(result.loadedRssBytes)} | ${megabytes(result.peakRssBytes)} | ` +
-        `${fixed(result.cpu.machine, 0)} | ${errors} |`,
+        `${fixed(result.cpu.machine, 0)} | ${fixed(derived.machineRatio, 2)} | ${errors} |`,
     );
   }
   for (const result of results) {
@@ -124,8 +126,8 @@ export function printReport(
   }
   console.log('\nCPU per request is user + system time read from /proc: the target\'s own process(es); the Postgres backends of its');
   console.log('databases; the private Redis server; the whole machine minus the load generator. "added" is over the bare proxy.');
-  console.log('targets (production): ≥ 0.30 × proxy throughput, own CPU ≤ 3 × proxy, Postgres + Redis ≤ 1 × proxy, ≤ 1 ms added at p50, ≤ 5 ms at p99,');
-  console.log('≤ 2 ms added time to first byte, ≤ 300 MB RSS; embedded: ≥ 0.20 ×, own CPU ≤ 6 ×');
+  console.log('targets (production): ≥ 0.40 × proxy throughput, own CPU ≤ 3 × proxy, Postgres + Redis ≤ 1 × proxy, the machine ≤ 4 × the proxy\'s machine,');
+  console.log('≤ 1 ms added at p50, ≤ 2 ms added time to first byte (a provider whose first byte takes 20 ms), ≤ 300 MB RSS; embedded: ≥ 0.25 ×, own CPU ≤ 5 ×');
   if (scaleOut) {
     console.log('\nscale-out, one organization: two production instances sharing the load against one instance alone');
     console.log('| | req/s | CPU µs/req, gateways | CPU µs/req, Postgres | appends a request | conflicts a request |');
@@ -139,7 +141,7 @@ export function printReport(
       const figures = scaleOutFigures(scaleOut.one, two);
       console.log(`| ${label} ÷ one | ${figures.throughputRatio.toFixed(2)} | ${fixed(figures.ownCpuRatio, 2)} | ${fixed(figures.postgresCpuRatio, 2)} | | |`);
     }
-    console.log('targets: throughput ≥ 1.00 × one instance\'s, the gateways\' CPU a request ≤ 1.15 × one instance\'s');
+    console.log('targets: throughput ≥ 1.00 × one instance\'s, the gateways\' CPU a request ≤ 1.10 × one instance\'s');
   }
 }
 
