@@ -8,7 +8,6 @@ import type { AccountOutcome } from './accounts.js';
 export interface DecidedBatch {
   readonly working: AccountState;
   readonly outcomes: readonly AccountOutcome[];
-  readonly events: number;
   readonly toAppend: readonly EventToAppend[];
 }
 
@@ -31,7 +30,7 @@ export function decideBatch(orgId: string, state: AccountState, batch: ReadonlyA
     }
     outcomes.push({ decision, balance: balanceOf(working), reserved: working.reserved });
   }
-  return { working, outcomes, events: toAppend.length, toAppend };
+  return { working, outcomes, toAppend };
 }
 
 /**

@@ -248,7 +248,7 @@ export class AccountService implements Accounts {
         if (result) {
           account.state = decided.working;
           account.revision = result.nextExpectedRevision;
-          account.eventsSinceSnapshot += decided.events;
+          account.eventsSinceSnapshot += decided.toAppend.length;
         }
         batch.forEach((pending, index) => pending.resolve(decided.outcomes[index]!));
         return;
