@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../event-store.js';
 import type { GlobalPage } from './postgres-reads.js';
 import { comparePostgresPositions, decodePostgresPosition, type PostgresPosition } from './postgres-position.js';
+import type { SubscriptionSource } from './postgres-subscription.js';
 
 /**
  * One read of the global log for the subscriptions of a store that ask for the same page at the same time.
@@ -28,7 +28,8 @@ import { comparePostgresPositions, decodePostgresPosition, type PostgresPosition
  * served from before the request.
  */
 
-export type ReadPage = (after: PostgresPosition, limit: number, streamPrefixes: readonly string[] | undefined) => Promise<GlobalPage>;
+/** One query for a page of the log (readGlobalPage on the store's database). */
+export type ReadPage = SubscriptionSource['readPage'];
 
 interface PageRequest {
   readonly after: PostgresPosition;
@@ -120,7 +121,7 @@ export function cutPage(page: GlobalPage, after: PostgresPosition, limit: number
   const last = rows.at(-1);
   const filtered = prefixes !== undefined && prefixes.length > 0;
   return {
-    events: filtered ? rows.filter((event: RecordedEvent) => prefixes.some((prefix) => event.streamId.startsWith(prefix))) : rows,
+    events: filtered ? rows.filter((event) => prefixes.some((prefix) => event.streamId.startsWith(prefix))) : rows,
     scanned: rows.length,
     lastScanned: last ? decodePostgresPosition(last.position) : undefined,
     horizon: page.horizon,

@@ -1,33 +1,31 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { migrateToLatest, openPostgres, type Database } from '../../../src/db/database.js';
+import type { Database } from '../../../src/db/database.js';
 import { PostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store.js';
 import { decodePostgresPosition, POSTGRES_START, type PostgresPosition } from '../../../src/eventstore/postgres/postgres-position.js';
 import { readGlobalPage, type GlobalPage } from '../../../src/eventstore/postgres/postgres-reads.js';
 import { nextReadTime } from '../../../src/eventstore/postgres/postgres-subscription.js';
 import { cutPage, SharedPageReads } from '../../../src/eventstore/postgres/shared-page-reads.js';
 import type { RecordedEvent } from '../../../src/eventstore/event-store.js';
-import { createScratchDatabase } from '../../support/databases.js';
+import { DATABASE_KINDS, openMigratedDatabase } from '../../support/databases.js';
 
 /**
  * The subscriptions of one store that ask for the same page in the same turn share one query
  * (src/eventstore/postgres/shared-page-reads.ts). What each one gets must be exactly what its own query would
- * have returned: the same events, the same walk (scanned, last row) and horizon. A scratch database of its
- * own, so that the positions are those of this log alone.
+ * have returned: the same events, the same walk (scanned, last row) and horizon. On Postgres and PGlite (the
+ * embedded mode reads through the same store), each with a database of its own, so that the positions are
+ * those of this log alone.
  */
-describe('Postgres event store: page reads shared by subscriptions', function () {
+for (const kind of DATABASE_KINDS) describe(`Postgres event store (${kind}): page reads shared by subscriptions`, function () {
   this.timeout(20_000);
-  let drop: () => Promise<void>;
+  let dispose: () => Promise<void>;
   let database: Database;
   let store: PostgresEventStore;
   const positions: PostgresPosition[] = [];
   const STREAMS = ['account-1', 'key-1', 'account-2', 'org-1', 'account-1', 'key-2', 'video-1', 'account-3'];
 
   before(async () => {
-    const scratch = await createScratchDatabase('es_shared');
-    drop = scratch.drop;
-    database = await openPostgres({ url: scratch.url, poolSize: 3 });
-    await migrateToLatest(database);
+    ({ database, dispose } = await openMigratedDatabase(kind, 'es_shared'));
     store = new PostgresEventStore(database);
     for (const streamId of STREAMS) {
       const event = { id: randomUUID(), type: 'Noted', data: {}, metadata: { schemaVersion: 1, occurredAt: new Date().toISOString(), causedBy: 'system:test' } };
@@ -38,8 +36,7 @@ describe('Postgres event store: page reads shared by subscriptions', function ()
 
   after(async () => {
     await store?.close();
-    await database?.close();
-    await drop?.();
+    await dispose?.();
   });
 
   /** The parts of a page a subscription acts on, comparable with deep equality. */
@@ -141,7 +138,7 @@ describe('Postgres event store: page reads shared by subscriptions', function ()
     expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as Error).message : 'read'))).to.deep.equal(['the database is away', 'the database is away']);
   });
 
-  it('wakes every waiter of one time on one tick, and rounds the next read to a whole multiple of the interval', async () => {
+  it('wakes every waiter of one time on one tick, and reads next at the next whole multiple of the interval', async () => {
     const shared = new SharedPageReads(() => Promise.reject(new Error('not read')));
     const time = Date.now() + 30;
     const order: string[] = [];
