@@ -8,15 +8,7 @@ import { randomBase62 } from '../../../src/ids/random-id.js';
 export async function withBenchDatabase<T>(label: string, run: (url: string) => Promise<T>): Promise<T> {
   const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `gw_bench_${label}_${randomBase62(6).toLowerCase()}`;
-  const query = async (statement: string) => {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
+  const query = (statement: string) => withClient(admin, (client) => client.query(statement));
   await query(`create database ${name}`);
   try {
     const url = new URL(admin);
@@ -24,5 +16,16 @@ export async function withBenchDatabase<T>(label: string, run: (url: string) => 
     return await run(url.toString());
   } finally {
     await query(`drop database if exists ${name} with (force)`);
+  }
+}
+
+/** One connection to `url` for `run`, closed afterwards. */
+export async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
   }
 }

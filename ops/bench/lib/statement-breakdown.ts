@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { withClient } from './bench-database.js';
 
 /**
  * Where Postgres spends its time, by statement, for each target's database: read from
@@ -19,16 +19,6 @@ export interface StatementBreakdown {
   /** Requests in the database's request log: what "a request" divides by. */
   readonly requests: number;
   readonly statements: readonly StatementRow[];
-}
-
-async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** Empties the statistics (at the start of a run); false when the server does not keep them. */
