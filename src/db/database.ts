@@ -6,6 +6,7 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { migrations } from './migrations/index.js';
 import { PgliteDialect } from './pglite-dialect.js';
 import { compileWasmOptimized, pgliteStartParams, releaseInitdbMemory } from './pglite-memory.js';
+import { createPostgresPool } from './postgres-pool.js';
 import { prepareDataDirApart } from './prepare-data-dir.js';
 
 /**
@@ -44,29 +45,16 @@ export interface PostgresOptions {
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-/** How long past its statement timeout a query waits for the server's own cancellation before giving up on the connection. */
-const CLIENT_GIVE_UP_MARGIN_MS = 500;
-
 const INT8_OID = 20;
 
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
-  const timeoutMs = options.timeoutMs;
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 20,
-    application_name: options.applicationName ?? 'model-gateway',
-    // Both waits: a new connection's handshake, and a free connection while all are busy.
-    connectionTimeoutMillis: timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-    ...(timeoutMs !== undefined ? { statement_timeout: timeoutMs, Client: boundedClient(timeoutMs + CLIENT_GIVE_UP_MARGIN_MS) } : {}),
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
+  const pool = createPostgresPool({
+    url: options.url,
+    poolSize: options.poolSize ?? 20,
+    applicationName: options.applicationName ?? 'model-gateway',
+    connectTimeoutMs: options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    ...(options.timeoutMs !== undefined ? { statementTimeoutMs: options.timeoutMs } : {}),
   });
-  // A dropped connection must not crash the process: the pool replaces idle ones, and a query running on
-  // a checked-out one rejects (pg also emits 'error' on that client, which would be uncaught).
-  pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
   const kysely = new Kysely<object>({ dialect: new PostgresDialect({ pool }) });
   const listeners = new PostgresListener(options.url);
   return {
@@ -84,36 +72,6 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       await kysely.destroy();
     },
   };
-}
-
-/**
- * A pg client whose queries end within `giveUpMs` even when the server never answers. `statement_timeout`
- * bounds a slow statement on a server that answers (it cancels it and the connection stays usable); a
- * server that stopped answering altogether (a stalled network, a hung host) never sends that cancellation,
- * and pg would wait on the socket for good, holding the request and its pooled connection. So past the
- * bound the connection is destroyed: the query fails as a dropped connection (503 to the client), and the
- * pool, which never reuses a client that lost its connection, opens a fresh one for the next query.
- */
-function boundedClient(giveUpMs: number): typeof pg.Client {
-  class BoundedClient extends pg.Client {}
-  const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
-  (BoundedClient.prototype as unknown as { query: typeof query }).query = function (this: pg.Client, ...args: unknown[]) {
-    const result = query.apply(this, args);
-    if (result instanceof Promise) {
-      const timer = setTimeout(giveUp, giveUpMs, this);
-      result.then(
-        () => clearTimeout(timer),
-        () => clearTimeout(timer),
-      );
-    }
-    return result;
-  };
-  return BoundedClient;
-}
-
-function giveUp(client: pg.Client): void {
-  const { connection } = client as unknown as { connection?: { stream?: { destroy(error?: Error): void } } };
-  connection?.stream?.destroy(new Error('Connection terminated: the database did not answer in time'));
 }
 
 export interface PgliteOptions {
