@@ -23,6 +23,14 @@ export function nextReadTime(caughtUpAt: number, interval: number): number {
   return (Math.floor(caughtUpAt / interval) + 1) * interval;
 }
 
+/**
+ * The longest wait between two reads while committed events wait behind an older transaction. The
+ * transaction that releases them may append nothing and notify no one (another database's, an admin's), so
+ * only a re-read sees them: doubling up to the poll interval, a reader held back for some seconds would
+ * then sleep about as long again after the transaction ended.
+ */
+export const GATED_RETRY_MAX_MS = 250;
+
 export interface PostgresSubscriptionOptions {
   readonly from: GlobalPosition | 'start';
   readonly streamPrefixes: readonly string[] | undefined;
@@ -147,7 +155,7 @@ export class PostgresSubscription implements Subscription {
       if (page.horizon > this.scannedBelow) this.scannedBelow = page.horizon;
       this.settleWaiters();
       if (this.notified) continue;
-      gatedDelay = page.pendingBeyondHorizon ? Math.min(pollIntervalMs, gatedDelay ? gatedDelay * 2 : 2) : 0;
+      gatedDelay = page.pendingBeyondHorizon ? Math.min(pollIntervalMs, GATED_RETRY_MAX_MS, gatedDelay ? gatedDelay * 2 : 2) : 0;
       await this.sleep(gatedDelay || pollIntervalMs);
     }
   }

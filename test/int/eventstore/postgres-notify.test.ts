@@ -60,6 +60,34 @@ describe('Postgres event store notifications', function () {
     }
   });
 
+  it('sees events held back by an older transaction soon after it ends, though that transaction notifies no one', async () => {
+    const seen: RecordedEvent[] = [];
+    const subscription = reader.subscribe({ from: await reader.headPosition() }, (recorded) => void seen.push(recorded));
+    const holder = await databases[1]!.kysely.connection().execute(async (connection) => {
+      // a transaction with an id, older than the append: the reader's horizon stays below the append until it ends
+      await sql`begin`.execute(connection);
+      await sql`select pg_current_xact_id()`.execute(connection);
+      try {
+        await subscription.caughtUp();
+        await writer.append(`note-${randomUUID()}`, [event(1)], { expectedRevision: 'no_stream' });
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+        expect(seen, 'held back while the older transaction runs').to.have.length(0);
+      } finally {
+        await sql`commit`.execute(connection);
+      }
+      return Date.now();
+    });
+    try {
+      while (seen.length === 0 && Date.now() - holder < 5_000) await new Promise((resolve) => setTimeout(resolve, 10));
+      // the reader re-reads at most GATED_RETRY_MAX_MS (250 ms) apart while events wait behind the horizon;
+      // doubling from 2 ms up to the poll interval (a minute here), it slept from 4.1 s to 8.2 s after the append
+      expect(seen, 'delivered').to.have.length(1);
+      expect(Date.now() - holder).to.be.below(1_000);
+    } finally {
+      await subscription.stop();
+    }
+  });
+
   it('wakes its own subscribers after an append', async () => {
     const seen: RecordedEvent[] = [];
     const subscription = writer.subscribe({ from: await writer.headPosition() }, (recorded) => void seen.push(recorded));
