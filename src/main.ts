@@ -159,8 +159,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         modelsRoute(pipeline),
         videoRoutes({ videoJobs, directory, clock }),
         adminRoutes({ adminToken: admin.token, commands, accounts, catalog, prices, clock, readModels: database.kysely, store, signIns, deploymentHealth: pipeline.deploymentHealth }),
-        auditRoutes({ adminToken: admin.token, commands, clock, store, readModels: database.kysely }),
-        projectionRoutes({ adminToken: admin.token, database, store }),
+        auditRoutes({ adminToken: admin.token, commands, clock, signIns, store, readModels: database.kysely }),
+        projectionRoutes({ adminToken: admin.token, database, store, clock, signIns }),
         consoleRoutes({ adminToken: admin.token, clock, signIns })],
     });
     const server = createServer(

@@ -1,9 +1,9 @@
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import type { AccessCommands } from '../access/access-commands.js';
 import type { KeySettings } from '../access/access-events.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
 import type { PriceBook } from '../prices/price-book.js';
-import { systemClock, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { DEFAULT_BODY_LIMIT } from '../endpoints/body-limits.js';
 import { parseJsonObject, readBody } from '../http/request-body.js';
@@ -214,12 +214,4 @@ export function adminRoutes(deps: AdminDependencies): Router {
   });
 
   return router;
-}
-
-/**
- * The admin API's access check for routers kept in other files: the admin token as a bearer, or the
- * console's session cookie with its CSRF rules (src/admin/admin-access.ts).
- */
-export function requireAdminToken(token: string | undefined, throttle?: SignInThrottle): RequestHandler {
-  return adminAccess(token, systemClock, throttle);
 }

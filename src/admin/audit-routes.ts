@@ -7,7 +7,8 @@ import { auditFilter, auditQuery } from '../audit/audit-report.js';
 import { auditReport, reconcileAudit, verifyLedger, type AuditSources } from '../audit/audit-service.js';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { requireAdminToken } from './admin-routes.js';
+import type { SignInThrottle } from '../http/sign-in-throttle.js';
+import { adminAccess } from './admin-access.js';
 import { parseBody } from './admin-schemas.js';
 
 /**
@@ -23,7 +24,9 @@ import { parseBody } from './admin-schemas.js';
 export interface AuditRouteDependencies extends AuditSources {
   readonly adminToken: string | undefined;
   readonly commands: AccessCommands;
+  /** The clock of the sessions as well: the console's cookie is checked against the time that issued it. */
   readonly clock: Clock;
+  readonly signIns?: SignInThrottle;
 }
 
 const reportQuery = auditQuery.extend({ format: z.enum(AUDIT_FORMATS).optional() });
@@ -31,7 +34,7 @@ const verifyQuery = z.strictObject({ organization_id: z.string().min(1).optional
 
 export function auditRoutes(deps: AuditRouteDependencies): Router {
   const router = Router();
-  router.use('/admin/v1/audit', requireAdminToken(deps.adminToken));
+  router.use('/admin/v1/audit', adminAccess(deps.adminToken, deps.clock, deps.signIns));
 
   const filterOf = async (query: unknown) => {
     const input = parseBody(reportQuery, query);

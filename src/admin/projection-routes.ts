@@ -1,13 +1,15 @@
 import { Router } from 'express';
+import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import type { EventStore } from '../eventstore/event-store.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { SignInThrottle } from '../http/sign-in-throttle.js';
 import type { ProjectionRebuildRecord } from '../admin-records.js';
 import { renderProjectionStatus } from '../../projections/projection-status-record.js';
 import { projectionStatuses } from '../../projections/projection-status.js';
 import { rebuildProjection } from '../../projections/rebuild-projection.js';
 import { eventCatalogue, projections } from '../../projections/registry.js';
-import { requireAdminToken } from './admin-routes.js';
+import { adminAccess } from './admin-access.js';
 import { renderList } from './record-renderers.js';
 
 /**
@@ -21,11 +23,14 @@ export interface ProjectionRouteDependencies {
   readonly adminToken: string | undefined;
   readonly database: Database;
   readonly store: EventStore;
+  /** The clock the console's sessions are checked against (the one that issued them). */
+  readonly clock: Clock;
+  readonly signIns?: SignInThrottle;
 }
 
 export function projectionRoutes(deps: ProjectionRouteDependencies): Router {
   const router = Router();
-  router.use('/admin/v1/projections', requireAdminToken(deps.adminToken));
+  router.use('/admin/v1/projections', adminAccess(deps.adminToken, deps.clock, deps.signIns));
 
   router.get('/admin/v1/projections', async (_req, res) => {
     const statuses = await projectionStatuses(deps.database, deps.store, projections);

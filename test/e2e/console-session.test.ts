@@ -90,6 +90,23 @@ describe('console: session, CSRF and built files', function () {
       expect(((await response.json()) as any).name).to.equal('Read with cookie');
     });
 
+    it("reads every part of the admin API with the cookie, by the gateway's clock, whatever the time of the host", async () => {
+      // A session lasts 8 hours by the clock that issued it. A gateway whose clock is 9 hours behind the host's
+      // must still accept the cookie it has just issued on every admin route, not only on some.
+      const behind = await startTestGateway({}, {}, { clock: { now: () => new Date(Date.now() - 9 * 3_600_000) } });
+      try {
+        const response = await fetch(`${behind.url}/console/session`, { method: 'POST', headers: { origin: behind.url, 'content-type': 'application/json' }, body: JSON.stringify({ token: TEST_ADMIN_TOKEN }) });
+        expect(response.status).to.equal(204);
+        const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
+        for (const path of ['/admin/v1/organizations', '/admin/v1/projections', '/admin/v1/audit/verify']) {
+          const read = await fetch(`${behind.url}${path}`, { headers: { cookie } });
+          expect(read.status, path).to.equal(200);
+        }
+      } finally {
+        await behind.dispose();
+      }
+    });
+
     it('changes nothing for a forged cross-site form: no CSRF header, or another Origin', async () => {
       const { cookie, csrf } = await signIn();
       const organization = await admin.ok('POST', '/organizations', { name: 'Target' });
