@@ -96,6 +96,45 @@ describe('money rules: the cost cap of a request', function () {
     });
   }
 
+  it('runs a request whose worst case costs exactly its cap, or exactly a lowered answer, without lowering it further', async () => {
+    const { orgId, secret } = await current().customer('1');
+    const cases = [
+      // max_tokens 100: 1,650 + 60,000 = 61,650 n$ = the cap: the request runs as it was sent
+      { cap: '0.00006165', maxTokens: 100, reserve: '61650' },
+      // 1,650 + 600 × 47 = 29,850 n$ = the cap: 47 tokens fit exactly
+      { cap: '0.00002985', maxTokens: 47, reserve: '29850' },
+      // the input and a one-token answer, 1,650 + 600 = 2,250 n$ = the cap: one token, not a refusal
+      { cap: '0.00000225', maxTokens: 1, reserve: '2250' },
+    ];
+    for (const { cap, maxTokens } of cases) {
+      current().openai.enqueue({ usage: { inputTokens: 11, outputTokens: maxTokens } });
+      const answer = await postChat(current(), secret, chat(100), { 'X-Max-Cost-USD': cap });
+      expect(answer.status, cap).to.equal(200);
+      expect(current().openai.lastRequest!.body, cap).to.deep.include({ max_tokens: maxTokens });
+    }
+    const reserves = cases.map((each) => each.reserve);
+    expect(await ledger(orgId)).to.deep.equal({ reserved: reserves, charged: reserves.map((cost) => ({ cost, overrun: '0' })) });
+    // 1 USD − (61,650 + 29,850 + 2,250) n$
+    expect(await current().settledMoney(orgId)).to.deep.equal({ balance: 999_906_250n, reserved: 0n });
+  });
+
+  it('refuses a cap that is not an amount above zero with 400 naming the header, charging nothing', async () => {
+    const { orgId, secret } = await current().customer('1');
+    const before = current().openai.requests.length;
+    for (const cap of ['abc', '0', '-0.01']) {
+      const refused = await postChat(current(), secret, chat(100), { 'X-Max-Cost-USD': cap });
+      expect(refused.status, cap).to.equal(400);
+      expect(refused.body.error, cap).to.deep.equal({
+        type: 'invalid_request_error',
+        code: 'invalid_request',
+        message: `X-Max-Cost-USD must be an amount of USD above zero, such as 0.05 (got ${JSON.stringify(cap)})`,
+        param: 'X-Max-Cost-USD',
+      });
+    }
+    expect(current().openai.requests.length, 'the provider was not called').to.equal(before);
+    expect(await ledger(orgId)).to.deep.equal({ reserved: [], charged: [] });
+  });
+
   it('refuses images and video jobs over the cap rather than make fewer images or seconds', async () => {
     const { orgId, secret } = await current().customer('1');
     const post = (path: string, body: unknown) =>
