@@ -44,6 +44,14 @@ describe('video jobs through the openai package (real Postgres, the in-process w
     expect(created.id).to.match(/^video_[0-9A-Za-z]+$/);
     // 4 s × 100,000,000 n$ = 400,000,000 n$ reserved while the job runs
     expect(await harness.gateway.accounts.balance(orgId)).to.deep.include({ reserved: 400_000_000n });
+    // held by no instance: a job outlives the instance that took it (its worker may be another), so an
+    // instance that stops must not have its job's money released as an orphan's; a chat request is held
+    const heldBy = async (org: string) =>
+      (await harness.gateway.store.readStream(`account-${org}`)).filter((event) => event.type === 'FundsReserved').map((event) => (event.data as { heldBy: string | null }).heldBy);
+    expect(await heldBy(orgId)).to.deep.equal([null]);
+    const chatting = await harness.customer('1');
+    await client(chatting.secret).chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }], max_tokens: 10 });
+    expect(await heldBy(chatting.orgId)).to.have.length(1).and.to.satisfy((held: unknown[]) => typeof held[0] === 'string');
 
     const providerId = await eventually(async () => {
       const ids = harness.openai.videos.ids();
