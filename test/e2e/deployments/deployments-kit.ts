@@ -32,6 +32,13 @@ models:
     max_output_tokens: 16384
     pricing: { input_per_mtok: "0.15", output_per_mtok: "0.60" }
     retry: { max_attempts: 3, initial_backoff_ms: 10, max_backoff_ms: 50, budget_ms: 10000, cooldown_after_failures: 10 }
+  # the same with a retry budget of half a second: a Retry-After past it ends the request at once
+  - id: east/brief
+    upstream: gpt-4o-mini
+    category: text
+    max_output_tokens: 16384
+    pricing: { input_per_mtok: "0.15", output_per_mtok: "0.60" }
+    retry: { max_attempts: 3, initial_backoff_ms: 10, max_backoff_ms: 50, budget_ms: 500, cooldown_after_failures: 10 }
   # two deployments, one of them a closed port: the model's own rates at "down", west's own $0.30 / $1.20
   - id: east/split
     upstream: gpt-4o-mini

@@ -38,6 +38,18 @@ describe('deployments: retries and fallbacks, billed for the one that answered',
     await expectBalanced(world.gateway, orgId, ONE_USD - 6_000n);
   });
 
+  it('does not wait for a Retry-After that ends past the retry budget: the 429 as it is, at once, and nothing charged', async () => {
+    const { orgId, client } = await world.customer();
+    // east/brief retries within 500 ms; waiting the 2 s east asks for would start the attempt after that
+    world.east.enqueue({ error: { status: 429, retryAfter: 2 } });
+    const started = Date.now();
+    const error = await client.chat.completions.create(hello('east/brief')).catch((caught: unknown) => caught);
+    expect(error).to.be.instanceOf(OpenAI.RateLimitError);
+    expect(Date.now() - started, 'answered without waiting out the Retry-After').to.be.below(2_000);
+    expect(world.east.requests).to.have.length(1);
+    await expectBalanced(world.gateway, orgId, ONE_USD);
+  });
+
   it('does not retry a 4xx: the provider\'s own error, as it is, and nothing charged', async () => {
     const { orgId, client } = await world.customer();
     world.east.enqueue({ error: { status: 400, body: { error: { message: 'bad stop sequence', type: 'invalid_request_error', code: null } } } });
