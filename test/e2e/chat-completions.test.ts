@@ -124,6 +124,7 @@ describe('chat completions end to end (official openai SDK)', function () {
       toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }, { name: 'get_weather', arguments: { city: 'Rome' } }],
       usage: { inputTokens: 100, outputTokens: 40 },
     });
+    const sentAt = Math.floor(Date.now() / 1000);
     const stream = client(secret).chat.completions.stream({
       model: 'anthropic/claude-sonnet-4-5',
       messages: [
@@ -135,6 +136,8 @@ describe('chat completions end to end (official openai SDK)', function () {
       max_tokens: 500,
     });
     const final = await stream.finalChatCompletion();
+    // translated from messages, which has no timestamp: the gateway's, in Unix seconds (the chat format's unit)
+    expect(final.created).to.be.within(sentAt, Math.floor(Date.now() / 1000));
     const message = final.choices[0]!.message;
     expect(message.content).to.equal('Let me check.');
     expect(final.choices[0]!.finish_reason).to.equal('tool_calls');
