@@ -1,8 +1,11 @@
 import { expect } from 'chai';
 import type { CatalogModel, Deployment, RetryRules } from '../../../src/catalog/catalog.js';
 import { chatEndpoint } from '../../../src/endpoints/text/text-endpoints.js';
-import { candidateModels, servingWindowMs, type PricedCandidate } from '../../../src/pipeline/candidates.js';
-import { testCaller, testCatalog, testModel } from '../../support/pipeline-stages.js';
+import type { ReserveEstimate } from '../../../src/endpoints/endpoint-spec.js';
+import { candidateModels, priceCandidates, servingWindowMs, type PricedCandidate } from '../../../src/pipeline/candidates.js';
+import { decideCatalogPrices, evolvePrices, initialPriceState, priceInForce } from '../../../src/prices/price-decider.js';
+import type { PriceList } from '../../../src/prices/price-book.js';
+import { NOW, testCaller, testCatalog, testModel } from '../../support/pipeline-stages.js';
 
 /**
  * The models a request may end on. A catalog fallback is the operator's choice and is left out, without an
@@ -65,5 +68,32 @@ describe('candidates: how long a request may take', () => {
     expect(servingWindowMs([candidate('a', 3, 30_000), candidate('a', 3, 60_000)])).to.equal(65_000);
     // and a fallback of one attempt after it: 65,000 + 10,000 = 75,000 ms
     expect(servingWindowMs([candidate('a', 3, 60_000), candidate('b', 1, 10_000)])).to.equal(75_000);
+  });
+});
+
+describe('candidates: each deployment priced for the tier the request asks for', () => {
+  // `tiered` lists a flex tier ($0.075 / $0.30 a Mtok: 75,000,000 and 300,000,000 n$ a million tokens); `plain` only the standard rates
+  const prices: PriceList = (() => {
+    const entries = [
+      { model: 'tiered', pricing: { input_per_mtok: '0.15', output_per_mtok: '0.60', service_tiers: { flex: { input_per_mtok: '0.075', output_per_mtok: '0.30' } } } },
+      { model: 'plain', pricing: { input_per_mtok: '0.15', output_per_mtok: '0.60' } },
+    ];
+    const state = decideCatalogPrices(initialPriceState, entries as never, new Date(0)).reduce(evolvePrices, initialPriceState);
+    return { inForce: (model, at) => priceInForce(state.get(model) ?? [], at), version: () => undefined, history: () => [] };
+  })();
+  const model = (id: string, priceKeys: string[]) => ({ id, deployments: priceKeys.map((priceKey, index) => ({ id: `${id}#${index}`, priceKey }) as Deployment) }) as CatalogModel;
+  const flex: ReserveEstimate = { worstCase: { version: 2, inputTokens: 10, outputTokens: 10 }, rateLimitTokens: 20, serviceTier: 'flex' } as ReserveEstimate;
+  const priced = (candidates: CatalogModel[]) => priceCandidates(prices, candidates.map((each) => ({ model: each, estimate: flex })), NOW);
+
+  it("leaves out a deployment or fallback whose price has no rates for the tier, and prices the others at the tier's", () => {
+    const result = priced([model('a', ['tiered', 'plain']), model('b', ['plain', 'tiered'])]);
+    expect(result.map(({ deployment, price }) => [deployment.id, price.serviceTier, String(price.pricing.outputPerMillion)])).to.deep.equal([
+      ['a#0', 'flex', '300000000'],
+      ['b#1', 'flex', '300000000'],
+    ]);
+  });
+
+  it("refuses the request when the requested model's first deployment cannot price the tier, whatever the fallbacks can", () => {
+    expect(() => priced([model('a', ['plain', 'tiered']), model('b', ['tiered'])])).to.throw().with.property('code', 'unsupported_service_tier');
   });
 });
