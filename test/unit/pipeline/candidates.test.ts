@@ -81,7 +81,7 @@ describe('candidates: each deployment priced for the tier the request asks for',
     const state = decideCatalogPrices(initialPriceState, entries as never, new Date(0)).reduce(evolvePrices, initialPriceState);
     return { inForce: (model, at) => priceInForce(state.get(model) ?? [], at), version: () => undefined, history: () => [] };
   })();
-  const model = (id: string, priceKeys: string[]) => ({ id, deployments: priceKeys.map((priceKey, index) => ({ id: `${id}#${index}`, priceKey }) as Deployment) }) as CatalogModel;
+  const model = (id: string, priceKeys: string[]) => ({ id, deployments: priceKeys.map((priceKey, index) => ({ id: `${id}#${index}`, priceKey }) as Deployment) }) as unknown as CatalogModel;
   const flex: ReserveEstimate = { worstCase: { version: 2, inputTokens: 10, outputTokens: 10 }, rateLimitTokens: 20, serviceTier: 'flex' } as ReserveEstimate;
   const priced = (candidates: CatalogModel[]) => priceCandidates(prices, candidates.map((each) => ({ model: each, estimate: flex })), NOW);
 
