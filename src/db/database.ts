@@ -6,7 +6,7 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { migrations } from './migrations/index.js';
 import { PgliteDialect } from './pglite-dialect.js';
 import { compileWasmOptimized, pgliteStartParams, releaseInitdbMemory } from './pglite-memory.js';
-import { createPostgresPool } from './postgres-pool.js';
+import { createPostgresPool, INT8_OID } from './postgres-pool.js';
 import { prepareDataDirApart } from './prepare-data-dir.js';
 
 /**
@@ -45,7 +45,6 @@ export interface PostgresOptions {
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-const INT8_OID = 20;
 
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const pool = createPostgresPool({

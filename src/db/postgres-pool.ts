@@ -19,7 +19,8 @@ export interface PoolOptions {
 /** How long past its statement timeout a query waits for the server's own cancellation before giving up on the connection. */
 const CLIENT_GIVE_UP_MARGIN_MS = 500;
 
-const INT8_OID = 20;
+/** Postgres's type id of int8, which both adapters parse as bigint. */
+export const INT8_OID = 20;
 
 export function createPostgresPool(options: PoolOptions): PostgresPool {
   const timeoutMs = options.statementTimeoutMs;
